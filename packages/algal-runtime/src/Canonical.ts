@@ -1,0 +1,217 @@
+/**
+ * Canonical JSON (ALGAL v1 §3.1) and `sha256:` digests. Every digest, receipt and fingerprint in
+ * ALGAL is computed over these bytes, so this module must agree byte for byte with the originals.
+ *
+ * Rules: compact; object keys ordered array-index keys first (canonical decimal below 2^32−1, in
+ * numeric order) then the rest by UTF-16 code units; numbers as JavaScript prints them (`-0` → `0`);
+ * non-finite numbers rejected; strings escaped as `JSON.stringify` does; depth ≤ 64; ≤ 64 MiB.
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import * as Either from "effect/Either"
+
+/**
+ * A JSON value as ALGAL sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+
+/**
+ * Why a value has no canonical form.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export interface CanonicalIssue {
+  readonly reason: "non-finite" | "depth" | "size" | "not-json" | "lone-surrogate"
+  readonly message: string
+}
+
+/**
+ * Maximum nesting depth of a canonical document.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxDepth = 64
+
+/**
+ * Maximum canonical size in bytes (64 MiB).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxBytes = 64 * 1024 * 1024
+
+const arrayIndex = /^(?:0|[1-9][0-9]{0,9})$/
+
+/** An "array index" key: canonical decimal u32 below 2^32 − 1. */
+const isArrayIndexKey = (key: string): boolean => arrayIndex.test(key) && Number(key) < 4294967295
+
+/**
+ * Keys in canonical order: array-index keys numerically, then the others by UTF-16 code units.
+ *
+ * @since 0.1.0
+ * @category ordering
+ */
+export const compareKeys = (a: string, b: string): number => {
+  const ai = isArrayIndexKey(a)
+  const bi = isArrayIndexKey(b)
+  if (ai && bi) return Number(a) - Number(b)
+  if (ai) return -1
+  if (bi) return 1
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * The keys of an object in canonical order.
+ *
+ * @since 0.1.0
+ * @category ordering
+ */
+export const sortedKeys = (object: object): Array<string> => Object.keys(object).sort(compareKeys)
+
+class Issue {
+  constructor(readonly issue: CanonicalIssue) {}
+}
+
+// Lone surrogates cannot be encoded as UTF-8; the Rust original never sees them (its strings are
+// valid UTF-8), so they are rejected rather than replaced.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+const writeString = (value: string): string => {
+  if (loneSurrogate.test(value)) {
+    throw new Issue({ reason: "lone-surrogate", message: "string contains a lone UTF-16 surrogate" })
+  }
+  return JSON.stringify(value)
+}
+
+const write = (value: unknown, depth: number): string => {
+  if (value === null) return "null"
+  switch (typeof value) {
+    case "boolean":
+      return value ? "true" : "false"
+    case "number":
+      if (!Number.isFinite(value)) {
+        throw new Issue({ reason: "non-finite", message: `non-finite number ${String(value)}` })
+      }
+      return Object.is(value, -0) ? "0" : String(value)
+    case "string":
+      return writeString(value)
+    case "object": {
+      if (depth >= maxDepth) {
+        throw new Issue({ reason: "depth", message: `nesting deeper than ${maxDepth}` })
+      }
+      if (Array.isArray(value)) {
+        let out = "["
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ","
+          out += write(value[i], depth + 1)
+        }
+        return out + "]"
+      }
+      const keys = sortedKeys(value)
+      let out = "{"
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!
+        const item = (value as Record<string, unknown>)[key]
+        if (item === undefined) continue
+        if (out.length > 1) out += ","
+        out += writeString(key) + ":" + write(item, depth + 1)
+      }
+      return out + "}"
+    }
+    default:
+      throw new Issue({ reason: "not-json", message: `not a JSON value (${typeof value})` })
+  }
+}
+
+/**
+ * Canonical JSON text, or the reason there is none.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encode = (value: unknown): Either.Either<string, CanonicalIssue> => {
+  try {
+    const text = write(value, 0)
+    if (text.length > maxBytes || Buffer.byteLength(text, "utf8") > maxBytes) {
+      return Either.left({ reason: "size", message: `canonical JSON exceeds ${maxBytes} bytes` })
+    }
+    return Either.right(text)
+  } catch (error) {
+    if (error instanceof Issue) return Either.left(error.issue)
+    if (error instanceof RangeError) {
+      return Either.left({ reason: "depth", message: "value too deeply nested" })
+    }
+    throw error
+  }
+}
+
+/**
+ * Canonical JSON text of a value already known to be valid (e.g. produced by this runtime).
+ * Throws on an invalid value: use `encode` for anything external.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeUnsafe = (value: unknown): string => {
+  const result = encode(value)
+  if (Either.isLeft(result)) throw new Error(`canonical: ${result.left.message}`)
+  return result.right
+}
+
+/**
+ * UTF-8 byte length of a value's canonical JSON (the unit every ALGAL byte bound is counted in).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const byteLength = (value: unknown): Either.Either<number, CanonicalIssue> =>
+  Either.map(encode(value), (text) => Buffer.byteLength(text, "utf8"))
+
+/**
+ * `"sha256:" + lowercase hex(SHA-256(UTF-8 bytes))` of a text.
+ *
+ * @since 0.1.0
+ * @category digests
+ */
+export const digestText = (text: string): string => "sha256:" + createHash("sha256").update(text, "utf8").digest("hex")
+
+/**
+ * The digest of a value's canonical JSON.
+ *
+ * @since 0.1.0
+ * @category digests
+ */
+export const digest = (value: unknown): Either.Either<string, CanonicalIssue> => Either.map(encode(value), digestText)
+
+const digestPattern = /^sha256:[0-9a-f]{64}$/
+
+/**
+ * Whether a string is a well-formed digest: exactly 71 chars, `sha256:` + 64 lowercase hex digits.
+ *
+ * @since 0.1.0
+ * @category digests
+ */
+export const isDigest = (value: unknown): value is string => typeof value === "string" && digestPattern.test(value)
+
+/**
+ * Parse JSON text into a value, rejecting what ALGAL cannot represent: non-finite numbers
+ * (e.g. `1e999`), nesting beyond `maxDepth`, and lone surrogates in strings or keys.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parse = (text: string): Either.Either<Json, CanonicalIssue> => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return Either.left({ reason: "not-json", message: (error as Error).message })
+  }
+  return Either.map(encode(value), () => value as Json)
+}

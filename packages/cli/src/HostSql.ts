@@ -1,0 +1,86 @@
+/**
+ * The embedded default database: SQLite (WAL, a busy timeout) at `<state>/steward.sqlite`,
+ * provided as the abstract `SqlClient` that every library store depends on.
+ *
+ * @since 0.1.0
+ */
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { cannotRun, CommandFailure } from "./CliError.js"
+import type { ResolvedStateDir } from "./StateDir.js"
+
+/**
+ * How long a writer waits for another process's lock before failing.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const busyTimeoutMs = 10_000
+
+/**
+ * The host's own migrations (table `steward_host_migrations`). Library stores run theirs, each in
+ * its own migrations table, when their `layerSql` is built.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const migrations = Migrator.fromRecord({
+  "0001_host_meta": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS steward_host_meta (
+      key TEXT PRIMARY KEY NOT NULL,
+      value TEXT NOT NULL
+    )`
+  })
+})
+
+/**
+ * Run the host migrations; returns the ids applied by this call.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const migrate = Migrator.make({})({ loader: migrations, table: "steward_host_migrations" })
+
+/**
+ * A SQLite client for a database file, with WAL and the busy timeout set.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFile = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient> =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
+      yield* sql.unsafe("PRAGMA foreign_keys = ON")
+    }).pipe(Effect.orDie) // the pragmas are valid on every SQLite build: failing here is a broken install
+  ).pipe(Layer.provideMerge(SqliteClient.layer({ filename })))
+
+/**
+ * The state directory's database: opened, configured and migrated. Failures become a typed
+ * `sqlite` error naming the file.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (state: ResolvedStateDir) =>
+  Layer.effectDiscard(
+    migrate.pipe(
+      Effect.mapError((error) => cannotRun("sqlite", `cannot migrate ${state.databaseFile}: ${error.message}`))
+    )
+  ).pipe(
+    Layer.provideMerge(layerFile(state.databaseFile)),
+    Layer.catchAllCause((cause) => {
+      const error = Cause.squash(cause)
+      return Layer.fail(
+        error instanceof CommandFailure ? error : cannotRun("sqlite", `cannot open ${state.databaseFile}: ${describe(error)}`)
+      )
+    })
+  )
+
+const describe = (error: unknown): string => error instanceof Error ? error.message : String(error)
