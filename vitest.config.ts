@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "examples/*"]
+    projects: ["packages/*", "examples/*"],
+    reporters: ["default", "./scripts/summary-reporter.ts"]
   }
 })

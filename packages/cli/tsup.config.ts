@@ -22,7 +22,9 @@ const packageVersions = Object.fromEntries(
     "@effect/sql",
     "@effect/sql-sqlite-node",
     "better-sqlite3"
-  ].map((name) => [name, name === "@steward/cli" ? (require("./package.json") as { version: string }).version : versionOf(name)])
+  ].map((
+    name
+  ) => [name, name === "@steward/cli" ? (require("./package.json") as { version: string }).version : versionOf(name)])
 )
 
 // The CLI is one bundle: workspace libraries are inlined (their exports point at .ts sources),

@@ -10,7 +10,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { cannotRun, CommandFailure } from "./CliError.js"
+import { cannotRun, type CommandFailure } from "./CliError.js"
 import type { ResolvedStateDir } from "./StateDir.js"
 
 /**
@@ -47,19 +47,27 @@ export const migrations = Migrator.fromRecord({
 export const migrate = Migrator.make({})({ loader: migrations, table: "steward_host_migrations" })
 
 /**
- * A SQLite client for a database file, with WAL and the busy timeout set.
+ * A SQLite client for a database file, with WAL and the busy timeout set. Failing to open the
+ * file (a missing directory, a file that is not a database) is a typed `sqlite` error naming it.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerFile = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient> =>
+export const layerFile = (
+  filename: string
+): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient, CommandFailure> =>
   Layer.effectDiscard(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
       yield* sql.unsafe("PRAGMA foreign_keys = ON")
-    }).pipe(Effect.orDie) // the pragmas are valid on every SQLite build: failing here is a broken install
-  ).pipe(Layer.provideMerge(SqliteClient.layer({ filename })))
+    })
+  ).pipe(
+    Layer.provideMerge(SqliteClient.layer({ filename })),
+    Layer.catchAllCause((cause) =>
+      Layer.fail(cannotRun("sqlite", `cannot open ${filename}: ${describe(Cause.squash(cause))}`))
+    )
+  )
 
 /**
  * The state directory's database: opened, configured and migrated. Failures become a typed
@@ -68,19 +76,13 @@ export const layerFile = (filename: string): Layer.Layer<SqlClient.SqlClient | S
  * @since 0.1.0
  * @category layers
  */
-export const layer = (state: ResolvedStateDir) =>
+export const layer = (
+  state: ResolvedStateDir
+): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient, CommandFailure> =>
   Layer.effectDiscard(
     migrate.pipe(
       Effect.mapError((error) => cannotRun("sqlite", `cannot migrate ${state.databaseFile}: ${error.message}`))
     )
-  ).pipe(
-    Layer.provideMerge(layerFile(state.databaseFile)),
-    Layer.catchAllCause((cause) => {
-      const error = Cause.squash(cause)
-      return Layer.fail(
-        error instanceof CommandFailure ? error : cannotRun("sqlite", `cannot open ${state.databaseFile}: ${describe(error)}`)
-      )
-    })
-  )
+  ).pipe(Layer.provideMerge(layerFile(state.databaseFile)))
 
 const describe = (error: unknown): string => error instanceof Error ? error.message : String(error)

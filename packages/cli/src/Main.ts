@@ -71,7 +71,9 @@ export const main = (argv: ReadonlyArray<string>) =>
     if (Either.isRight(outcome)) return 0 as ExitCode
     const cause = outcome.left
     if (Cause.isInterruptedOnly(cause)) return 2 as ExitCode
-    const error = Cause.failureOption(cause).pipe((option) => option._tag === "Some" ? option.value : Cause.squash(cause))
+    const error = Cause.failureOption(cause).pipe((option) =>
+      option._tag === "Some" ? option.value : Cause.squash(cause)
+    )
     const failure = toFailure(error)
     if (failure === "printed") return 0 as ExitCode
     if (failure._tag === "NegativeResult") return 1 as ExitCode

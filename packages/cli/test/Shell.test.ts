@@ -14,7 +14,15 @@ describe("steward shell", () => {
       const run = yield* runCli(["doctor", "--json", "--state-dir", state])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const doc = run.json()
-      assert.deepStrictEqual(Object.keys(doc).sort(), ["config", "node", "ok", "packages", "platform", "sqlite", "stateDir"])
+      assert.deepStrictEqual(Object.keys(doc).sort(), [
+        "config",
+        "node",
+        "ok",
+        "packages",
+        "platform",
+        "sqlite",
+        "stateDir"
+      ])
       assert.isTrue(doc.ok)
       assert.strictEqual(doc.node, process.version)
       assert.strictEqual(doc.stateDir.path, state)

@@ -84,7 +84,9 @@ const renderText = (doc: DoctorReport): string =>
     ["config", doc.config.present ? `${doc.config.file} OK` : `${doc.config.file} (absent, defaults)`],
     [
       "sqlite",
-      `${doc.sqlite.ok ? "OK" : "FAILED"} ${doc.sqlite.file} (SQLite ${doc.sqlite.version}, journal ${doc.sqlite.journalMode}, ${
+      `${
+        doc.sqlite.ok ? "OK" : "FAILED"
+      } ${doc.sqlite.file} (SQLite ${doc.sqlite.version}, journal ${doc.sqlite.journalMode}, ${
         doc.sqlite.migrated ? "migrated" : "not migrated"
       })`
     ]
@@ -94,6 +96,10 @@ const renderText = (doc: DoctorReport): string =>
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make("doctor", { ...GlobalOptions.global }, ({ json, stateDir }) =>
-  report(stateDir).pipe(Effect.flatMap((doc) => Output.result(json, doc, renderText)))
-).pipe(Command.withDescription("Show Node and package versions, the state directory, and whether SQLite opens and migrates"))
+export const command = Command.make(
+  "doctor",
+  { ...GlobalOptions.global },
+  ({ json, stateDir }) => report(stateDir).pipe(Effect.flatMap((doc) => Output.result(json, doc, renderText)))
+).pipe(
+  Command.withDescription("Show Node and package versions, the state directory, and whether SQLite opens and migrates")
+)
