@@ -80,13 +80,61 @@ class Issue {
 
 // Lone surrogates cannot be encoded as UTF-8; the Rust original never sees them (its strings are
 // valid UTF-8), so they are rejected rather than replaced.
+const anySurrogate = /[\uD800-\uDFFF]/
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 const writeString = (value: string): string => {
-  if (loneSurrogate.test(value)) {
+  let plain = true
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0xd800) {
+      plain = false
+      break
+    }
+  }
+  if (plain) return "\"" + value + "\""
+  if (anySurrogate.test(value) && loneSurrogate.test(value)) {
     throw new Issue({ reason: "lone-surrogate", message: "string contains a lone UTF-16 surrogate" })
   }
   return JSON.stringify(value)
+}
+
+// Own keys of an ordinary object already come array-index keys first, in ascending numeric order
+// (ECMA-262 OrdinaryOwnPropertyKeys), which is exactly the canonical rule for them; only the
+// remaining keys need sorting, by UTF-16 code units (the default string sort).
+const canonicalKeys = (object: object): Array<string> => {
+  const keys = Object.keys(object)
+  let start = 0
+  while (start < keys.length) {
+    const c = keys[start]!.charCodeAt(0)
+    if (c < 0x30 || c > 0x39 || !isArrayIndexKey(keys[start]!)) break
+    start++
+  }
+  let sorted = true
+  for (let i = start + 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) {
+      sorted = false
+      break
+    }
+  }
+  if (sorted) return keys
+  if (keys.length - start <= 16) {
+    // insertion sort: faster than Array#sort for the small key sets JSON objects usually have
+    for (let i = start + 1; i < keys.length; i++) {
+      const key = keys[i]!
+      let j = i - 1
+      while (j >= start && keys[j]! > key) {
+        keys[j + 1] = keys[j]!
+        j--
+      }
+      keys[j + 1] = key
+    }
+    return keys
+  }
+  if (start === 0) return keys.sort()
+  const tail = keys.slice(start).sort()
+  for (let i = 0; i < tail.length; i++) keys[start + i] = tail[i]!
+  return keys
 }
 
 const write = (value: unknown, depth: number): string => {
@@ -98,7 +146,7 @@ const write = (value: unknown, depth: number): string => {
       if (!Number.isFinite(value)) {
         throw new Issue({ reason: "non-finite", message: `non-finite number ${String(value)}` })
       }
-      return Object.is(value, -0) ? "0" : String(value)
+      return value === 0 ? "0" : String(value)
     case "string":
       return writeString(value)
     case "object": {
@@ -113,13 +161,15 @@ const write = (value: unknown, depth: number): string => {
         }
         return out + "]"
       }
-      const keys = sortedKeys(value)
+      const keys = canonicalKeys(value)
       let out = "{"
+      let first = true
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!
         const item = (value as Record<string, unknown>)[key]
         if (item === undefined) continue
-        if (out.length > 1) out += ","
+        if (first) first = false
+        else out += ","
         out += writeString(key) + ":" + write(item, depth + 1)
       }
       return out + "}"
@@ -138,7 +188,8 @@ const write = (value: unknown, depth: number): string => {
 export const encode = (value: unknown): Either.Either<string, CanonicalIssue> => {
   try {
     const text = write(value, 0)
-    if (text.length > maxBytes || Buffer.byteLength(text, "utf8") > maxBytes) {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit: only long texts need the exact count.
+    if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes)) {
       return Either.left({ reason: "size", message: `canonical JSON exceeds ${maxBytes} bytes` })
     }
     return Either.right(text)

@@ -15,3 +15,80 @@ export * as Canonical from "./Canonical.js"
  * @since 0.1.0
  */
 export * as AlgalError from "./AlgalError.js"
+
+/**
+ * `algal.expr.v1`: the bounded expression language — evaluator, static check, fuel, bounds, typed builder.
+ *
+ * @since 0.1.0
+ */
+export * as Expr from "./Expr.js"
+
+/**
+ * The `algal.organism.v1` manifest contract: parse, normalize, digest.
+ *
+ * @since 0.1.0
+ */
+export * as Manifest from "./Manifest.js"
+
+/**
+ * Graph compilation: resolve ports and check the wiring once, run many times.
+ *
+ * @since 0.1.0
+ */
+export * as Program from "./Program.js"
+
+/**
+ * The synchronous pure interpreter (the hot path).
+ *
+ * @since 0.1.0
+ */
+export * as Runtime from "./Runtime.js"
+
+/**
+ * `algal.run.v1` receipts: shape, fingerprint, validation and diff.
+ *
+ * @since 0.1.0
+ */
+export * as Receipt from "./Receipt.js"
+
+/**
+ * The host fn registry and the built-in fns.
+ *
+ * @since 0.1.0
+ */
+export * as FnRegistry from "./FnRegistry.js"
+
+/**
+ * The content-addressed blob store (memory and SQL).
+ *
+ * @since 0.1.0
+ */
+export * as BlobStore from "./BlobStore.js"
+
+/**
+ * Named slots (memory and SQL).
+ *
+ * @since 0.1.0
+ */
+export * as SlotStore from "./SlotStore.js"
+
+/**
+ * The `AlgalRuntime` service: check, digest, run, verify.
+ *
+ * @since 0.1.0
+ */
+export * as AlgalRuntime from "./AlgalRuntime.js"
+
+/**
+ * Admission profiles (`pure`: xcb's reflex profile).
+ *
+ * @since 0.1.0
+ */
+export * as Admission from "./Admission.js"
+
+/**
+ * The typed authoring API: build organisms with type-checked cell ids, ports and edges.
+ *
+ * @since 0.1.0
+ */
+export * as Organism from "./Organism.js"

@@ -1,0 +1,206 @@
+/**
+ * The synchronous, pure interpreter: run a compiled `Program` on args and get the receipt and the
+ * interface outputs. This is the hot path (no Effect, no allocation beyond the receipt); the
+ * `AlgalRuntime` service wraps it with Effect services for stores.
+ *
+ * Args are `{ <input-cell-id>: { <port>: value } }` (use `interfaceArgs` to map interface names).
+ *
+ * @example
+ * ```ts
+ * import { Manifest, Program, Runtime } from "@steward/algal-runtime"
+ *
+ * declare const manifest: Manifest.Manifest
+ * const compiled = Program.compileSync(manifest)
+ * if (compiled.ok) {
+ *   const result = Runtime.runSync(compiled.program, { src: { n: 2 } })
+ *   if (result.ok) console.log(result.receipt.outcome, result.receipt.digest)
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as AlgalError from "./AlgalError.js"
+import type * as BlobStore from "./BlobStore.js"
+import { type Execution, execute, type HostOp, maxArgsBytes } from "./internal/interpreter.js"
+import { isObj, measureJson } from "./internal/issue.js"
+import type { Json } from "./Manifest.js"
+import type * as Program from "./Program.js"
+import * as Receipt from "./Receipt.js"
+import type * as SlotStore from "./SlotStore.js"
+
+/**
+ * Run args: input cell id → port → value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Args = { readonly [cell: string]: { readonly [port: string]: Json } }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOptions {
+  /** The runtime stamp written into the receipt (default `{"name":"algal","version":"0.1.0"}`). */
+  readonly runtime?: Receipt.RuntimeStamp
+  /** Blob store (default: a fresh in-memory store). */
+  readonly blobs?: BlobStore.SyncBlobs
+  /** Slot store (default: a fresh in-memory store). */
+  readonly slots?: SlotStore.SyncSlots
+  /** Replay recorded slot reads (cell path → value) instead of reading the store; slot writes are not persisted. */
+  readonly replaySlots?: ReadonlyMap<string, Json | undefined>
+}
+
+/**
+ * What a run produced: its receipt (with the fingerprint in `receipt.digest`) and the values of
+ * the interface outputs that were produced.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunResult {
+  readonly outcome: Receipt.Outcome
+  readonly outputs: Readonly<Record<string, Json>>
+  readonly receipt: Receipt.Receipt
+  /** The run fingerprint (= `receipt.digest`). */
+  readonly digest: string
+}
+
+/**
+ * Validate run args (§2.1): an object whose values are objects, canonical ≤ 1 MiB.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validateArgs = (args: unknown): AlgalError.AlgalError | undefined => {
+  if (!isObj(args)) return AlgalError.invalid("run args must be an object of input cells", "args")
+  for (const key of Object.keys(args)) {
+    if (!isObj(args[key])) return AlgalError.invalid(`run args for ${key} must be an object of ports`, `args.${key}`)
+  }
+  const size = measureJson(args)
+  if (typeof size === "string") return AlgalError.invalid(`run args are not canonical JSON: ${size}`, "args")
+  if (size > maxArgsBytes) return AlgalError.limit("run argument bytes", { path: "args" })
+  return undefined
+}
+
+/**
+ * Map interface-named inputs `{name: value}` to run args through the manifest interface. Names
+ * the interface does not declare are ignored (as the original's `interface_args`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const interfaceArgs = (program: Program.Program, inputs: Readonly<Record<string, Json>>): Args => {
+  const out: Record<string, Record<string, Json>> = {}
+  for (const [name, ep] of Object.entries(program.manifest.interface.inputs)) {
+    if (Object.prototype.hasOwnProperty.call(inputs, name)) (out[ep.cell] ??= {})[ep.port] = inputs[name]!
+  }
+  return out
+}
+
+const memoryBlobs = (): BlobStore.SyncBlobs => {
+  const blobs = new Map<string, string>()
+  return {
+    get: (ref) => {
+      const text = blobs.get(ref)
+      return text === undefined ? undefined : (JSON.parse(text) as Json)
+    },
+    put: (ref, text) => void blobs.set(ref, text)
+  }
+}
+
+const memorySlots = (): SlotStore.SyncSlots => {
+  const slots = new Map<string, string>()
+  return {
+    get: (name) => {
+      const text = slots.get(name)
+      return text === undefined ? undefined : (JSON.parse(text) as Json)
+    },
+    set: (name, text) => void slots.set(name, text)
+  }
+}
+
+/** @internal */
+export const drive = (
+  gen: Generator<HostOp, Execution, unknown>,
+  blobs: BlobStore.SyncBlobs,
+  slots: SlotStore.SyncSlots
+): Execution => {
+  let step = gen.next()
+  while (!step.done) {
+    const op = step.value
+    let reply: unknown
+    switch (op.op) {
+      case "blob.get":
+        reply = blobs.get(op.ref)
+        break
+      case "blob.put":
+        blobs.put(op.ref, op.text)
+        break
+      case "slot.get":
+        reply = slots.get(op.name)
+        break
+      case "slot.set":
+        slots.set(op.name, op.text)
+        break
+    }
+    step = gen.next(reply)
+  }
+  return step.value
+}
+
+/**
+ * Run synchronously. Returns the typed error for invalid args (nothing runs); every other failure
+ * is a run outcome recorded in the receipt.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runSync = (
+  program: Program.Program,
+  args: unknown,
+  options: RunOptions = {}
+): { readonly ok: true; readonly result: RunResult } | { readonly ok: false; readonly error: AlgalError.AlgalError } => {
+  const invalid = validateArgs(args)
+  if (invalid !== undefined) return { ok: false, error: invalid }
+  return { ok: true, result: runUnchecked(program, args as Args, options) }
+}
+
+/**
+ * Run on args already validated with `validateArgs` (skips the canonical size pass).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runUnchecked = (program: Program.Program, args: Args, options: RunOptions = {}): RunResult => {
+  const execution = drive(
+    execute(program, args, {
+      runtime: options.runtime ?? Receipt.defaultRuntime,
+      ...(options.replaySlots === undefined ? {} : { replaySlots: options.replaySlots })
+    }),
+    options.blobs ?? memoryBlobs(),
+    options.slots ?? memorySlots()
+  )
+  return {
+    outcome: execution.receipt.outcome,
+    outputs: execution.outputs,
+    receipt: execution.receipt,
+    digest: execution.receipt.digest
+  }
+}
+
+/**
+ * Recorded slot reads of a receipt (for replay): read-slot cell paths → the value they emitted.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const recordedSlotReads = (receipt: Receipt.Receipt): ReadonlyMap<string, Json | undefined> => {
+  const reads = new Map<string, Json | undefined>()
+  for (const [path, record] of Object.entries(receipt.cells)) {
+    if (record.slot?.mode === "read") {
+      reads.set(path, record.status === "committed" ? record.outputs?.data : undefined)
+    }
+  }
+  return reads
+}

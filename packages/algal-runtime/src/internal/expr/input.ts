@@ -1,0 +1,222 @@
+/**
+ * Admission of caller-supplied values (programs and env records): iterative, allocation-light walks
+ * that never recurse, so a hostile input (a million levels deep, cyclic, huge) cannot blow the stack
+ * or hang — each walk stops as soon as its bound is exceeded.
+ *
+ * @internal
+ */
+import { escapedLength, hasLoneSurrogate, numberLength } from "./value.js"
+
+interface Frame {
+  readonly value: unknown
+  readonly key: string | number | undefined
+  readonly up: Frame | undefined
+  readonly level: number
+}
+
+const pathOf = (frame: Frame): string => {
+  const parts: Array<string> = []
+  for (let f: Frame | undefined = frame; f !== undefined && f.key !== undefined; f = f.up) {
+    parts.push(
+      typeof f.key === "number"
+        ? `[${f.key}]`
+        : /^[A-Za-z_][A-Za-z0-9_]*$/.test(f.key)
+        ? `.${f.key}`
+        : `[${JSON.stringify(f.key)}]`
+    )
+  }
+  return parts.reverse().join("")
+}
+
+/** @internal */
+export type Measured =
+  | { readonly _tag: "Ok"; readonly bytes: number; readonly nodes: number }
+  | { readonly _tag: "Over" }
+  | { readonly _tag: "NotJson"; readonly reason: string; readonly path: string }
+
+const notJson = (reason: string, frame: Frame): Measured => ({ _tag: "NotJson", reason, path: pathOf(frame) })
+
+// One pass over a string: the UTF-8 length of its JSON form, or -1 when it holds a lone surrogate.
+const stringBytes = (s: string): number => {
+  let n = 2 + s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0x20 && c < 0x7f) {
+      if (c === 0x22 || c === 0x5c) n += 1
+    } else if (c < 0x20) n += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5
+    else if (c < 0x800) n += 1
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      if (c > 0xdbff || i + 1 >= s.length) return -1
+      const d = s.charCodeAt(i + 1)
+      if (d < 0xdc00 || d > 0xdfff) return -1
+      n += 2
+      i++
+    } else n += 2
+  }
+  return n
+}
+
+const isPlain = (v: object): boolean => {
+  const proto = Object.getPrototypeOf(v)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * Whether an arbitrary value's canonical UTF-8 size is within `limit`, stopping at the first non-JSON
+ * part (`NotJson`) or as soon as the exact size exceeds `limit` (`Over`). `Ok.bytes` is an upper
+ * bound of the size (exact unless the value holds non-integral numbers); `Ok.nodes` the node count. Accepts exactly what ALGAL's JSON domain holds:
+ * null, booleans, finite numbers, strings without lone surrogates, dense arrays and plain objects.
+ *
+ * @internal
+ */
+export const measure = (input: unknown, limit: number): Measured => {
+  let bytes = 0
+  let nodes = 0
+  const stack: Array<unknown> = [input]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    nodes++
+    if (v === null) bytes += 4
+    else {
+      switch (typeof v) {
+        case "boolean":
+          bytes += v ? 4 : 5
+          break
+        case "number":
+          if (!Number.isFinite(v)) return explain(input, limit)
+          // non-integral numbers at their upper bound; the exact pass decides near the limit
+          bytes += Number.isInteger(v) && v < 1e21 && v > -1e21 ? numberLength(v) : 25
+          break
+        case "string": {
+          const n = stringBytes(v)
+          if (n < 0) return explain(input, limit)
+          bytes += n
+          break
+        }
+        case "object": {
+          if (Array.isArray(v)) {
+            bytes += v.length > 1 ? v.length + 1 : 2
+            if (bytes > limit) return explain(input, limit)
+            for (let i = v.length - 1; i >= 0; i--) {
+              const item = v[i]
+              if (item === undefined) return explain(input, limit)
+              stack.push(item)
+            }
+            break
+          }
+          if (!isPlain(v)) return explain(input, limit)
+          const keys = Object.keys(v)
+          bytes += keys.length > 1 ? keys.length + 1 : 2
+          for (let i = keys.length - 1; i >= 0; i--) {
+            const key = keys[i]!
+            const n = stringBytes(key)
+            if (n < 0) return explain(input, limit)
+            bytes += n + 1
+            if (bytes > limit) return explain(input, limit)
+            stack.push((v as Record<string, unknown>)[key])
+          }
+          break
+        }
+        default:
+          return explain(input, limit)
+      }
+    }
+    if (bytes > limit) return explain(input, limit)
+  }
+  return { _tag: "Ok", bytes, nodes }
+}
+
+// The exact pass, run only when the fast pass met a problem (not JSON, or a size over the limit
+// counting non-integral numbers at their upper bound): the same walk with parent links, exact
+// sizes, and what is wrong and where.
+const explain = (input: unknown, limit: number): Measured => {
+  let bytes = 0
+  let nodes = 0
+  const stack: Array<Frame> = [{ value: input, key: undefined, up: undefined, level: 0 }]
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    nodes++
+    const v = frame.value
+    if (v === null) bytes += 4
+    else {
+      switch (typeof v) {
+        case "boolean":
+          bytes += v ? 4 : 5
+          break
+        case "number":
+          if (!Number.isFinite(v)) return notJson(`non-finite number ${String(v)}`, frame)
+          bytes += numberLength(v)
+          break
+        case "string":
+          if (hasLoneSurrogate(v)) return notJson("string with a lone UTF-16 surrogate", frame)
+          bytes += escapedLength(v)
+          break
+        case "object": {
+          if (Array.isArray(v)) {
+            bytes += 2 + Math.max(0, v.length - 1)
+            if (bytes > limit) return { _tag: "Over" }
+            for (let i = v.length - 1; i >= 0; i--) {
+              if (!(i in v)) {
+                return notJson("array with a hole", { value: undefined, key: i, up: frame, level: frame.level + 1 })
+              }
+              stack.push({ value: v[i], key: i, up: frame, level: frame.level + 1 })
+            }
+            break
+          }
+          if (!isPlain(v)) {
+            return notJson(`not a plain object (${(v as object).constructor?.name ?? "unknown"})`, frame)
+          }
+          const keys = Object.keys(v)
+          bytes += 2 + Math.max(0, keys.length - 1)
+          for (let i = keys.length - 1; i >= 0; i--) {
+            const key = keys[i]!
+            if (hasLoneSurrogate(key)) return notJson("key with a lone UTF-16 surrogate", frame)
+            bytes += escapedLength(key) + 1
+            if (bytes > limit) return { _tag: "Over" }
+            stack.push({ value: (v as Record<string, unknown>)[key], key, up: frame, level: frame.level + 1 })
+          }
+          break
+        }
+        default:
+          return notJson(`${typeof v} is not a JSON value`, frame)
+      }
+    }
+    if (bytes > limit) return { _tag: "Over" }
+  }
+  return { _tag: "Ok", bytes, nodes }
+}
+
+/**
+ * Whether some container of an (admitted) value sits deeper than `limit`, counting the value itself
+ * as level `start`.
+ *
+ * @internal
+ */
+export const exceedsDepth = (input: unknown, start: number, limit: number): boolean => {
+  const values: Array<unknown> = [input]
+  const levels: Array<number> = [start]
+  while (values.length > 0) {
+    const v = values.pop()
+    const level = levels.pop()!
+    if (v === null || typeof v !== "object") continue
+    if (level > limit) return true
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i]
+        if (item !== null && typeof item === "object") {
+          values.push(item)
+          levels.push(level + 1)
+        }
+      }
+    } else {
+      for (const key of Object.keys(v)) {
+        const item = (v as Record<string, unknown>)[key]
+        if (item !== null && typeof item === "object") {
+          values.push(item)
+          levels.push(level + 1)
+        }
+      }
+    }
+  }
+  return false
+}

@@ -1,0 +1,131 @@
+/**
+ * `steward algal expr PROGRAM [--env JSON] [--fuel N]`: evaluate an `algal.expr.v1` program and
+ * print the exact boundary document (`{"fuel":4,"ok":true,"value":3}` /
+ * `{"error":{…},"fuel":4,"ok":false}`) as one line of compact canonical JSON.
+ *
+ * Exit 0 when the program evaluated, 1 when it failed (the document is printed first), 2 when the
+ * arguments are not valid JSON or out of range (nothing on stdout). `PROGRAM` and `--env` take JSON
+ * text or `@file`.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import type { Json } from "@steward/algal-runtime/Canonical"
+import * as Expr from "@steward/algal-runtime/Expr"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { cannotRun, NegativeResult } from "../../CliError.js"
+import * as GlobalOptions from "../../GlobalOptions.js"
+
+/** Largest `@file` argument read (a program is at most 16 KiB, an env at most 256 KiB canonical). */
+const maxFileBytes = 4 * 1024 * 1024
+
+const decodeJson = Schema.decodeUnknownEither(Schema.parseJson())
+
+const EnvRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const decodeEnv = Schema.decodeUnknownEither(EnvRecord)
+
+/** The text of an argument: itself, or the contents of `@file`. */
+const argumentText = Effect.fn("algal.expr.argumentText")(function*(label: string, raw: string) {
+  if (!raw.startsWith("@")) return raw
+  const file = raw.slice(1)
+  const fs = yield* FileSystem.FileSystem
+  const info = yield* fs.stat(file).pipe(
+    Effect.mapError((e) => cannotRun("io", `${label} ${file}: ${e.message}`, { file }))
+  )
+  if (info.type !== "File") return yield* cannotRun("io", `${label} ${file}: not a file`, { file })
+  if (Number(info.size) > maxFileBytes) {
+    return yield* cannotRun("io", `${label} ${file}: larger than ${maxFileBytes} bytes`, { file })
+  }
+  return yield* fs.readFileString(file, "utf8").pipe(
+    Effect.mapError((e) => cannotRun("io", `${label} ${file}: ${e.message}`, { file }))
+  )
+})
+
+const parseArgument = (label: string, text: string) => {
+  const decoded = decodeJson(text)
+  return Either.isLeft(decoded)
+    ? Effect.fail(cannotRun("EXPR_PARSE", `${label} is not valid JSON: ${firstLine(decoded.left.message)}`))
+    : Effect.succeed(decoded.right)
+}
+
+// The last line of a Schema parse error is the JSON parser's own message; drop the tree drawing.
+const firstLine = (message: string): string => {
+  const lines = message.split("\n").map((line) => line.replace(/^[\s└├│─]+/, "")).filter((line) => line.length > 0)
+  return lines[lines.length - 1] ?? message
+}
+
+/**
+ * Evaluate and print. Exposed for hosts that want the same behaviour without the CLI parser.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const evaluate = Effect.fn("algal.expr")(function*(input: {
+  readonly program: string
+  readonly env: Option.Option<string>
+  readonly fuel: Option.Option<number>
+}) {
+  const program = yield* parseArgument("PROGRAM", yield* argumentText("PROGRAM", input.program))
+  let env: Readonly<Record<string, unknown>> = {}
+  if (Option.isSome(input.env)) {
+    const value = yield* parseArgument("--env", yield* argumentText("--env", input.env.value))
+    const record = decodeEnv(value)
+    if (Either.isLeft(record) || value === null || Array.isArray(value)) {
+      return yield* cannotRun("EXPR_PARSE", "--env must be a JSON object")
+    }
+    env = record.right
+  }
+  const fuel = Option.getOrElse(input.fuel, () => Expr.defaultFuel)
+  if (!Number.isInteger(fuel) || fuel < 0 || fuel > Expr.maxFuel) {
+    return yield* cannotRun("EXPR_BOUNDS", `--fuel must be an integer in [0, ${Expr.maxFuel}], got ${fuel}`)
+  }
+  // `evaluateJson` admits any value and reports what is not JSON; the cast only narrows the type.
+  const boundary = Expr.evaluateJson(program, env as Readonly<Record<string, Json>>, fuel)
+  const { document } = boundary
+  // Input that is JSON text but outside ALGAL's JSON domain (a lone surrogate, 1e999) is an
+  // argument error, not a program failure.
+  if (!document.ok && document.error.code === "EXPR_PARSE" && typeof document.error.what === "string") {
+    const what = document.error.what
+    if (what.startsWith("program is not JSON")) return yield* cannotRun("EXPR_PARSE", `PROGRAM ${what.slice(8)}`)
+    if (what.startsWith("env is not JSON")) return yield* cannotRun("EXPR_PARSE", `--env ${what.slice(4)}`)
+  }
+  yield* Console.log(boundary.text)
+  if (!document.ok) {
+    return yield* new NegativeResult({ reason: `${document.error.code}` })
+  }
+  return document
+})
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(
+  "expr",
+  {
+    ...GlobalOptions.global,
+    program: Args.text({ name: "PROGRAM" }).pipe(
+      Args.withDescription("The program as JSON text, or @file")
+    ),
+    env: Options.text("env").pipe(
+      Options.withDescription("The env record as a JSON object (or @file); default {}"),
+      Options.optional
+    ),
+    fuel: Options.integer("fuel").pipe(
+      Options.withDescription(`Fuel budget, an integer in [0, 1000000]; default ${10_000}`),
+      Options.optional
+    )
+  },
+  ({ env, fuel, program }) => Effect.asVoid(evaluate({ program, env, fuel }))
+).pipe(
+  Command.withDescription(
+    "Evaluate an algal.expr.v1 program and print its boundary document {\"fuel\",\"ok\",\"value\"|\"error\"} (exit 1 if it failed)"
+  )
+)
