@@ -1,4 +1,84 @@
 /**
+ * `@steward/governance-rules`: authority as data. Tool calls are allowed, asked or denied by
+ * ordered, cited rules; a progress model tells a looping agent apart from a working one; lifecycle
+ * hooks and decisions land in one seq-ordered evidence stream.
+ *
  * @since 0.1.0
  */
-export {}
+
+/**
+ * Autonomy levels, the universal layer and the level baselines.
+ *
+ * @since 0.1.0
+ */
+export * as Autonomy from "./Autonomy.js"
+
+/**
+ * The package's one error type.
+ *
+ * @since 0.1.0
+ */
+export * as GovernanceError from "./GovernanceError.js"
+
+/**
+ * The policy engine: decisions with citations.
+ *
+ * @since 0.1.0
+ */
+export * as Policy from "./Policy.js"
+
+/**
+ * Rules as data.
+ *
+ * @since 0.1.0
+ */
+export * as Rule from "./Rule.js"
+
+/**
+ * tree-sitter-bash on web-tree-sitter, with a parse cache.
+ *
+ * @since 0.1.0
+ */
+export * as ShellParser from "./ShellParser.js"
+
+/**
+ * The seq-ordered evidence stream (memory and SQL).
+ *
+ * @since 0.1.0
+ */
+export * as Evidence from "./Evidence.js"
+
+/**
+ * The gate a session harness composes: decide, record, resolve asks, fail closed.
+ *
+ * @since 0.1.0
+ */
+export * as Governance from "./Governance.js"
+
+/**
+ * Lifecycle hooks and their dispatcher.
+ *
+ * @since 0.1.0
+ */
+export * as Hooks from "./Hooks.js"
+
+/**
+ * Policy and case files (JSON or YAML) validated with Schema.
+ *
+ * @since 0.1.0
+ */
+export * as PolicyFile from "./PolicyFile.js"
+
+/**
+ * The progress model: nudge, then stop, a loop that goes nowhere.
+ *
+ * @since 0.1.0
+ */
+export * as Progress from "./Progress.js"
+
+/**
+ * Ask resolution.
+ *
+ * @since 0.1.0
+ */
+export * as Responder from "./Responder.js"

@@ -1,0 +1,321 @@
+/**
+ * Autonomy levels as real state, and the rule data each level brings: the **universal** layer
+ * (every level; nothing can loosen it) and the **level baseline**.
+ *
+ * | level | routine shell | file writes | network | publishing, secrets, outside the workspace |
+ * | --- | --- | --- | --- | --- |
+ * | `read_only` | read-only commands only (others denied) | denied | ask | ask |
+ * | `assist` | read-only commands; others ask | ask | ask | ask |
+ * | `execute` (default) | allowed; inline code, shells reading stdin, remote shells, `git clean -f`, `git reset --hard` ask | allowed | ask | ask |
+ * | `autonomous` | allowed | allowed | allowed | ask |
+ *
+ * Universal denies at every level: deleting the filesystem root or home recursively (every
+ * spelling), `mkfs`, raw writes to block devices, force-push in every form, the cloud metadata
+ * address in every encoding.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import type { Action, RuleEffect } from "./Rule.js"
+import * as Rule from "./Rule.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const Level = Schema.Literal("read_only", "assist", "execute", "autonomous")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Level = typeof Level.Type
+
+/**
+ * All levels, least to most autonomous.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const levels: ReadonlyArray<Level> = ["read_only", "assist", "execute", "autonomous"]
+
+/**
+ * The default level: routine work proceeds, anything leaving the machine asks.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultLevel: Level = "execute"
+
+const rule = (
+  id: string,
+  action: Action | "*",
+  resource: string,
+  effect: RuleEffect,
+  note?: string,
+  except?: ReadonlyArray<string>
+): Rule.Rule =>
+  Rule.make({
+    id,
+    action,
+    resource,
+    effect,
+    ...(note === undefined ? {} : { note }),
+    ...(except === undefined ? {} : { except })
+  })
+
+const both = (id: string, resource: string, effect: RuleEffect, note: string, except?: ReadonlyArray<string>) => [
+  rule(`${id}.read`, "read", resource, effect, note, except),
+  rule(`${id}.write`, "write", resource, effect, note, except)
+]
+
+const BLOCK_DEVICES = "/dev/{sd*,hd*,vd*,xvd*,nvme*,mmcblk*,disk*,dm-*,md*,loop*,sr*,mapper/**,mem,kmem,port}"
+
+const ENV_EXAMPLES = [
+  "**/.env.example",
+  "**/.env.sample",
+  "**/.env.template",
+  "**/.env.dist",
+  "**/.env.defaults",
+  "**/*.env.example"
+]
+
+const SECRET_PATHS: ReadonlyArray<readonly [string, string]> = [
+  ["env", "**/.env"],
+  ["env-variant", "**/.env.*"],
+  ["env-suffix", "**/*.env"],
+  ["pem", "**/*.pem"],
+  ["key", "**/*.key"],
+  ["pkcs12", "**/*.{p12,pfx}"],
+  ["ssh-key", "**/id_{rsa,dsa,ecdsa,ed25519}*"],
+  ["ssh-dir", "**/.ssh/**"],
+  ["aws", "**/.aws/{credentials,config}"],
+  ["netrc", "**/.netrc"],
+  ["npmrc", "**/.npmrc"],
+  ["pypirc", "**/.pypirc"],
+  ["git-credentials", "**/.git-credentials"],
+  ["docker-config", "**/.docker/config.json"],
+  ["kube-config", "**/.kube/config"],
+  ["gh-hosts", "**/.config/gh/hosts.yml"],
+  ["gnupg", "**/.gnupg/**"],
+  ["credentials-json", "**/credentials.json"],
+  ["proc-environ", "/proc/*/environ"],
+  ["shadow", "/etc/{shadow,gshadow,sudoers}"]
+]
+
+const PUBLISH: ReadonlyArray<readonly [string, string]> = [
+  ["npm", "npm publish *"],
+  ["pnpm", "pnpm publish *"],
+  ["yarn", "yarn publish *"],
+  ["yarn-npm", "yarn npm publish *"],
+  ["bun", "bun publish *"],
+  ["docker", "docker push *"],
+  ["docker-image", "docker image push *"],
+  ["podman", "podman push *"],
+  ["buildx", "docker buildx build *--push*"],
+  ["buildx-bake", "docker buildx bake *--push*"],
+  ["docker-build-push", "docker build *--push*"],
+  ["gh-release", "gh release *"],
+  ["cargo", "cargo publish *"],
+  ["twine", "twine upload *"],
+  ["gem", "gem push *"],
+  ["poetry", "poetry publish *"],
+  ["uv", "uv publish *"],
+  ["git-push", "git push *"]
+]
+
+const LOOPBACK = ["localhost", "127.0.0.1", "\\[::1\\]"]
+
+const METADATA = [
+  "169.254.169.254",
+  "169.254.170.2",
+  "100.100.100.200",
+  "\\[fd00:ec2::254\\]",
+  "metadata.google.internal",
+  "metadata.goog"
+]
+
+/**
+ * The universal layer: evaluated with deny-overrides (any matching deny wins, then any ask) and
+ * combined above every other layer, so no level or user rule can loosen it.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const universalRules: ReadonlyArray<Rule.Rule> = [
+  rule("universal.rm-root", "shell", "rm *-r* /", "deny", "recursive delete of the filesystem root"),
+  rule("universal.rm-home", "shell", "rm *-r* ~", "deny", "recursive delete of the home directory"),
+  rule("universal.mkfs", "shell", "mkfs*", "deny", "formats a filesystem"),
+  rule("universal.mke2fs", "shell", "mke2fs *", "deny", "formats a filesystem"),
+  rule("universal.block-device-write", "write", BLOCK_DEVICES, "deny", "raw write to a block device"),
+  rule("universal.force-push", "shell", "git push --force*", "deny", "force-push rewrites shared history"),
+  ...METADATA.map((host, i) =>
+    rule(
+      `universal.cloud-metadata.${i}`,
+      "fetch",
+      `*://${host}{,:*}/**`,
+      "deny",
+      "cloud instance metadata (credentials)"
+    )
+  ),
+  ...PUBLISH.map(([id, pattern]) =>
+    rule(`universal.publish.${id}`, "shell", pattern, "ask", "publishing leaves the machine")
+  ),
+  ...SECRET_PATHS.flatMap(([id, pattern]) =>
+    both(`universal.secret.${id}`, pattern, "ask", "secrets", id.startsWith("env") ? ENV_EXAMPLES : undefined)
+  ),
+  rule("universal.secret.env-dump", "shell", "env", "ask", "prints the environment (secrets)"),
+  rule("universal.secret.printenv", "shell", "printenv *", "ask", "prints the environment (secrets)"),
+  ...both("universal.outside-workspace", "/**", "ask", "outside the workspace"),
+  ...both("universal.outside-workspace.home", "~", "ask", "outside the workspace")
+]
+
+const READ_ONLY_COMMANDS = [
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "wc",
+  "sort",
+  "uniq",
+  "cut",
+  "diff",
+  "cmp",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "pwd",
+  "echo",
+  "printf",
+  "which",
+  "type",
+  "tree",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "date",
+  "whoami",
+  "id",
+  "uname",
+  "hostname",
+  "jq",
+  "true",
+  "false",
+  "test",
+  "sha256sum",
+  "sha1sum",
+  "md5sum",
+  "find",
+  "git status",
+  "git log",
+  "git diff",
+  "git show",
+  "git blame",
+  "git rev-parse",
+  "git ls-files",
+  "git describe",
+  "git branch --list",
+  "git remote -v"
+]
+
+const readOnlyShell = (level: string) =>
+  READ_ONLY_COMMANDS.map((command) =>
+    rule(`${level}.shell.${command.replace(/\s+/g, "-")}`, "shell", `${command} *`, "allow", "read-only command")
+  )
+
+const EXECUTE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
+  ["python-c", "python* -c *", "inline interpreter code"],
+  ["python-stdin", "python* -", "interpreter reading code from stdin"],
+  ["python-bare", "python", "interpreter reading code from stdin"],
+  ["python3-bare", "python3", "interpreter reading code from stdin"],
+  ["node-e", "node -e *", "inline interpreter code"],
+  ["node-eval", "node --eval *", "inline interpreter code"],
+  ["node-p", "node -p *", "inline interpreter code"],
+  ["node-print", "node --print *", "inline interpreter code"],
+  ["node-bare", "node", "interpreter reading code from stdin"],
+  ["perl-e", "perl *-*[eE]*", "inline interpreter code"],
+  ["ruby-e", "ruby -e *", "inline interpreter code"],
+  ["php-r", "php -r *", "inline interpreter code"],
+  ["deno-eval", "deno eval *", "inline interpreter code"],
+  ["bun-e", "bun -e *", "inline interpreter code"],
+  ["bun-eval", "bun --eval *", "inline interpreter code"],
+  ["osascript", "osascript -e *", "inline interpreter code"],
+  ["awk-system", "*awk *system(*", "awk program runs commands"],
+  ["awk-pipe", "*awk *|*", "awk program pipes to or from commands"],
+  ["sh-stdin", "sh", "shell reading a script from stdin"],
+  ["bash-stdin", "bash", "shell reading a script from stdin"],
+  ["zsh-stdin", "zsh", "shell reading a script from stdin"],
+  ["dash-stdin", "dash", "shell reading a script from stdin"],
+  ["ksh-stdin", "ksh", "shell reading a script from stdin"],
+  ["fish-stdin", "fish", "shell reading a script from stdin"],
+  ["ssh", "ssh *", "remote shell leaves the machine"],
+  ["scp", "scp *", "remote copy leaves the machine"],
+  ["sftp", "sftp *", "remote copy leaves the machine"],
+  ["rsync-remote", "rsync *:*", "remote copy leaves the machine"],
+  ["nc", "nc *", "raw network connection"],
+  ["ncat", "ncat *", "raw network connection"],
+  ["netcat", "netcat *", "raw network connection"],
+  ["telnet", "telnet *", "raw network connection"],
+  ["ftp", "ftp *", "raw network connection"],
+  ["socat", "socat *", "raw network connection"],
+  ["git-clean", "git clean *-f*", "git clean -f deletes untracked work"],
+  ["git-reset-hard", "git reset --hard *", "git reset --hard discards work"],
+  ["sudo-shell", "sudo *", "interactive root shell"]
+]
+
+/**
+ * The level baseline. Evaluated last-match-wins inside the layer; combined deny-overrides with the
+ * other layers, so project/user rules can tighten it or grant what it leaves unsaid, but not
+ * loosen what it says.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const baselineRules = (level: Level): ReadonlyArray<Rule.Rule> => {
+  switch (level) {
+    case "read_only":
+      return [
+        rule("read_only.read", "read", "**", "allow", "reading is allowed"),
+        rule("read_only.write", "write", "**", "deny", "read_only: no writes"),
+        rule("read_only.shell", "shell", "*", "deny", "read_only: only read-only commands"),
+        ...readOnlyShell("read_only"),
+        rule("read_only.agent", "agent", "*", "deny", "read_only: no subagents")
+      ]
+    case "assist":
+      return [
+        rule("assist.read", "read", "**", "allow", "reading is allowed"),
+        ...readOnlyShell("assist")
+      ]
+    case "execute":
+      return [
+        rule("execute.read", "read", "**", "allow", "reading is allowed"),
+        rule("execute.write", "write", "**", "allow", "routine work proceeds"),
+        rule("execute.shell", "shell", "*", "allow", "routine work proceeds"),
+        rule("execute.agent", "agent", "*", "allow", "subagents inherit the caller's rules"),
+        ...LOOPBACK.map((host, i) =>
+          rule(
+            `execute.fetch.loopback.${i}`,
+            "fetch",
+            `*://${host}{:*,}/**`,
+            "allow",
+            "loopback does not leave the machine"
+          )
+        ),
+        ...EXECUTE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note))
+      ]
+    case "autonomous":
+      return [
+        rule("autonomous.all", "*", "**", "allow", "autonomous: everything the universal layer does not stop"),
+        rule("autonomous.shell", "shell", "*", "allow", "autonomous: everything the universal layer does not stop")
+      ]
+  }
+}

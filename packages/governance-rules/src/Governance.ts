@@ -1,0 +1,225 @@
+/**
+ * The governance gate a session harness composes: decide a tool call, record the decision and
+ * the `pre_tool` hooks as evidence (blocked attempts too), resolve `ask` through the
+ * `Responder`, and fail closed — `denied` or `ask-unanswered`, always with the citation.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Evidence from "./Evidence.js"
+import * as GovernanceError from "./GovernanceError.js"
+import * as Hooks from "./Hooks.js"
+import * as Policy from "./Policy.js"
+import * as Responder from "./Responder.js"
+import * as ShellParser from "./ShellParser.js"
+
+/**
+ * A granted call: the decision and who granted it (`policy`, or the responder's name).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Authorization {
+  readonly decision: Policy.Decision
+  readonly grantedBy: string
+}
+
+/**
+ * Options for one authorization.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AuthorizeOptions {
+  readonly runId?: string
+}
+
+/**
+ * The gate.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Governance extends Context.Tag("@steward/governance-rules/Governance")<Governance, {
+  /** Decide and resolve; fails with `denied` or `ask-unanswered` (with the citation). */
+  readonly authorize: (
+    call: Policy.ToolCall,
+    options?: AuthorizeOptions
+  ) => Effect.Effect<Authorization, GovernanceError.GovernanceError>
+  /** Report a tool's outcome (fires `post_tool` or `tool_failure` hooks). */
+  readonly completed: (
+    call: Policy.ToolCall,
+    outcome: {
+      readonly exitCode?: number
+      readonly error?: string
+      readonly claimedFiles?: ReadonlyArray<string>
+      readonly runId?: string
+    }
+  ) => Effect.Effect<void>
+  /** Report task completion (fires `task_completed` hooks: guardrail and completion evidence). */
+  readonly taskCompleted: (
+    input: {
+      readonly touchedFiles: ReadonlyArray<string>
+      readonly claimedFiles?: ReadonlyArray<string>
+      readonly mode?: string
+      readonly runId?: string
+    }
+  ) => Effect.Effect<ReadonlyArray<Evidence.EvidenceEvent>>
+}>() {}
+
+const citationData = (decision: Policy.Decision) => ({
+  decision: decision.decision,
+  level: decision.level,
+  citation: {
+    layer: decision.citation.layer,
+    ruleId: decision.citation.ruleId,
+    pattern: decision.citation.pattern,
+    action: decision.citation.action,
+    resource: Evidence.redact(decision.citation.resource),
+    reason: Evidence.redact(decision.citation.reason)
+  },
+  segments: decision.segments.map((s) => ({ canonical: Evidence.redact(s.canonical), decision: s.decision }))
+})
+
+/**
+ * Build the gate.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.gen(function*() {
+  const engine = yield* Policy.PolicyEngine
+  const responder = yield* Responder.Responder
+  const hooks = yield* Hooks.Hooks
+  const log = yield* Evidence.EvidenceLog
+  const record = (input: Evidence.EvidenceInput) =>
+    log.append(input).pipe(
+      Effect.asVoid,
+      Effect.catchAllCause((cause) => Effect.logWarning("evidence append failed", cause))
+    )
+  return Governance.of({
+    authorize: Effect.fn("Governance.authorize")(function*(call: Policy.ToolCall, options: AuthorizeOptions = {}) {
+      const runId = options.runId ?? null
+      const decision = yield* engine.decide(call)
+      yield* record({ kind: "decision", runId, data: { tool: call.tool, ...citationData(decision) } })
+      yield* hooks.fire({
+        point: "pre_tool",
+        call,
+        decision,
+        ...(options.runId === undefined ? {} : { runId: options.runId })
+      })
+      if (decision.decision === "allow") return { decision, grantedBy: "policy" }
+      if (decision.decision === "deny") {
+        return yield* GovernanceError.make("denied", `denied: ${decision.citation.reason}`, {
+          detail: { citation: decision.citation, reasons: decision.reasons }
+        })
+      }
+      const request: Responder.AskRequest = {
+        call,
+        decision,
+        ...(options.runId === undefined ? {} : { runId: options.runId })
+      }
+      const answer = yield* responder.respond(request).pipe(
+        Effect.tapError((error) =>
+          record({
+            kind: "answer",
+            runId,
+            data: { answer: "unanswered", code: error.code, ruleId: decision.citation.ruleId }
+          })
+        )
+      )
+      yield* record({
+        kind: "answer",
+        runId,
+        data: { answer: answer.answer, by: answer.by, ruleId: decision.citation.ruleId }
+      })
+      if (answer.answer === "deny") {
+        return yield* GovernanceError.make("denied", `denied by ${answer.by}: ${decision.citation.reason}`, {
+          detail: { citation: decision.citation, reasons: decision.reasons, answeredBy: answer.by }
+        })
+      }
+      return { decision, grantedBy: answer.by }
+    }),
+    completed: (call, outcome) =>
+      hooks.fire({
+        point: outcome.error !== undefined || (outcome.exitCode !== undefined && outcome.exitCode !== 0)
+          ? "tool_failure"
+          : "post_tool",
+        call,
+        ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
+        ...(outcome.error === undefined ? {} : { error: outcome.error }),
+        ...(outcome.claimedFiles === undefined ? {} : { claimedFiles: outcome.claimedFiles }),
+        ...(outcome.runId === undefined ? {} : { runId: outcome.runId })
+      }).pipe(Effect.asVoid),
+    taskCompleted: (input) =>
+      hooks.fire({
+        point: "task_completed",
+        touchedFiles: input.touchedFiles,
+        ...(input.claimedFiles === undefined ? {} : { claimedFiles: input.claimedFiles }),
+        ...(input.mode === undefined ? {} : { mode: input.mode }),
+        ...(input.runId === undefined ? {} : { runId: input.runId })
+      })
+  })
+})
+
+/**
+ * The gate as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<
+  Governance,
+  never,
+  Policy.PolicyEngine | Responder.Responder | Hooks.Hooks | Evidence.EvidenceLog
+> = Layer.effect(Governance, make)
+
+/**
+ * Options for `layerFrom`: the engine configuration plus extra hooks.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StackOptions extends Policy.Config {
+  readonly hooks?: ReadonlyArray<Hooks.Hook>
+  readonly hookTimeout?: Duration.DurationInput
+}
+
+/**
+ * The whole gate from a configuration: the parser (scoped), the engine, the built-in hooks plus
+ * `hooks`, and the gate — leaving the host to choose the `Responder` and the evidence store
+ * (`Evidence.layerMemory` or `Evidence.layerSql`).
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Evidence, Governance, Responder } from "@steward/governance-rules"
+ *
+ * const GateLive = Governance.layerFrom({ level: "execute", workspace: "/srv/app" }).pipe(
+ *   Layer.provideMerge(Layer.merge(Responder.layerNone, Evidence.layerMemory))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFrom = (
+  options: StackOptions = {}
+): Layer.Layer<
+  Governance | Policy.PolicyEngine | Hooks.Hooks,
+  GovernanceError.GovernanceError,
+  Responder.Responder | Evidence.EvidenceLog
+> => {
+  const { hookTimeout, hooks, ...config } = options
+  const engine = Policy.layer(config).pipe(Layer.provide(ShellParser.layer))
+  const dispatcher = Hooks.layer({
+    workspace: config.workspace ?? process.cwd(),
+    ...(config.home === undefined ? {} : { home: config.home }),
+    ...(hooks === undefined ? {} : { extra: hooks }),
+    ...(hookTimeout === undefined ? {} : { timeout: hookTimeout })
+  })
+  return layer.pipe(Layer.provideMerge(Layer.merge(engine, dispatcher)))
+}

@@ -1,0 +1,372 @@
+/**
+ * Lifecycle hooks. Built-ins: `audit_pretool` (every shell command recorded before execution with
+ * its citation — blocked attempts too), `audit_posttool`, `tool_failure`, `guardrail_verify`
+ * (claimed files checked against the workspace) and `completion_evidence` (a deterministic
+ * touched-files bundle). Hooks run in order; an error in one never breaks the run — it becomes a
+ * `hook_error` event naming the hook. Every firing is appended to the evidence stream.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as Evidence from "./Evidence.js"
+import * as Paths from "./internal/paths.js"
+import type * as Policy from "./Policy.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type HookPoint = "pre_tool" | "post_tool" | "tool_failure" | "task_completed"
+
+/**
+ * What a hook sees.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HookContext =
+  | {
+    readonly point: "pre_tool"
+    readonly runId?: string
+    readonly call: Policy.ToolCall
+    readonly decision: Policy.Decision
+  }
+  | {
+    readonly point: "post_tool" | "tool_failure"
+    readonly runId?: string
+    readonly call: Policy.ToolCall
+    readonly exitCode?: number
+    readonly error?: string
+    /** Files the tool claims to have changed (workspace-relative or absolute). */
+    readonly claimedFiles?: ReadonlyArray<string>
+  }
+  | {
+    readonly point: "task_completed"
+    readonly runId?: string
+    /** Files the run touched. */
+    readonly touchedFiles: ReadonlyArray<string>
+    /** Files the agent claims to have produced. */
+    readonly claimedFiles?: ReadonlyArray<string>
+    readonly mode?: string
+  }
+
+/**
+ * A hook: an id, the points it fires at, and what it does (its output becomes evidence; it may
+ * return `undefined` to record nothing).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Hook {
+  readonly id: string
+  readonly points: ReadonlyArray<HookPoint>
+  readonly run: (context: HookContext) => Effect.Effect<unknown, unknown>
+}
+
+/**
+ * The hook dispatcher.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Hooks extends Context.Tag("@steward/governance-rules/Hooks")<Hooks, {
+  /** Fire every hook registered for the context's point; never fails. */
+  readonly fire: (context: HookContext) => Effect.Effect<ReadonlyArray<Evidence.EvidenceEvent>>
+  readonly hooks: ReadonlyArray<Hook>
+}>() {}
+
+const describeCall = (call: Policy.ToolCall): string => {
+  switch (call.tool) {
+    case "shell":
+      return Evidence.redact(call.command).slice(0, 2000)
+    case "read":
+    case "write":
+      return call.paths.join(" ")
+    case "fetch":
+      return Evidence.redact(call.url)
+    case "mcp":
+    case "agent":
+      return call.name
+  }
+}
+
+/**
+ * `audit_pretool`: every shell command, before execution, with its decision and citation
+ * (blocked attempts too). Command text is redacted.
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const auditPretool: Hook = {
+  id: "audit_pretool",
+  points: ["pre_tool"],
+  run: (context) =>
+    Effect.sync(() => {
+      if (context.point !== "pre_tool" || context.call.tool !== "shell") return undefined
+      const c = context.decision.citation
+      return {
+        command: describeCall(context.call),
+        decision: context.decision.decision,
+        blocked: context.decision.decision !== "allow",
+        citation: {
+          layer: c.layer,
+          ruleId: c.ruleId,
+          pattern: c.pattern,
+          resource: Evidence.redact(c.resource),
+          reason: Evidence.redact(c.reason)
+        }
+      }
+    })
+}
+
+/**
+ * `audit_posttool`: the outcome of every tool call.
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const auditPosttool: Hook = {
+  id: "audit_posttool",
+  points: ["post_tool"],
+  run: (context) =>
+    Effect.sync(() =>
+      context.point === "post_tool"
+        ? { tool: context.call.tool, target: describeCall(context.call), exitCode: context.exitCode ?? null }
+        : undefined
+    )
+}
+
+/**
+ * `tool_failure`: a failed tool call with its error (first 500 characters, redacted).
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const toolFailure: Hook = {
+  id: "tool_failure",
+  points: ["tool_failure"],
+  run: (context) =>
+    Effect.sync(() =>
+      context.point === "tool_failure"
+        ? {
+          tool: context.call.tool,
+          target: describeCall(context.call),
+          exitCode: context.exitCode ?? null,
+          error: context.error === undefined ? null : Evidence.redact(context.error).slice(0, 500)
+        }
+        : undefined
+    )
+}
+
+interface Workspace {
+  readonly workspace: string
+  readonly home: string
+}
+
+const locate = (ws: Workspace, file: string) => {
+  const real = Paths.realPath(file, { workspace: ws.workspace, home: ws.home, cwd: ws.workspace })
+  const shown = Paths.display(real, { workspace: ws.workspace, home: ws.home, cwd: ws.workspace })
+  return { real, shown, inside: Paths.isInside(shown) }
+}
+
+/**
+ * `guardrail_verify`: claimed files are checked against the workspace (each must exist and be
+ * inside it).
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const guardrailVerify = (workspace: string, home: string): Hook => {
+  const ws = { workspace: Paths.realDirectory(workspace), home: Paths.realDirectory(home) }
+  return {
+    id: "guardrail_verify",
+    points: ["post_tool", "task_completed"],
+    run: (context) =>
+      Effect.sync(() => {
+        if (context.point === "pre_tool") return undefined
+        const claimed = context.claimedFiles ?? []
+        if (claimed.length === 0) return undefined
+        const verified: Array<string> = []
+        const missing: Array<string> = []
+        const outside: Array<string> = []
+        for (const file of claimed) {
+          const where = locate(ws, file)
+          if (!where.inside) outside.push(where.shown)
+          else if (fs.existsSync(where.real)) verified.push(where.shown)
+          else missing.push(where.shown)
+        }
+        return {
+          ok: missing.length === 0 && outside.length === 0,
+          verified: verified.sort(),
+          missing: missing.sort(),
+          outside: outside.sort()
+        }
+      })
+  }
+}
+
+const sha256 = (data: string | Buffer): string => crypto.createHash("sha256").update(data).digest("hex")
+
+/**
+ * The deterministic touched-files bundle: sorted unique workspace paths, each with the SHA-256
+ * of its content (`null` when it no longer exists), and the digest of the whole bundle.
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const touchedBundle = (
+  workspace: string,
+  home: string,
+  files: ReadonlyArray<string>
+): {
+  readonly files: ReadonlyArray<{ readonly path: string; readonly sha256: string | null }>
+  readonly digest: string
+} => {
+  const ws = { workspace: Paths.realDirectory(workspace), home: Paths.realDirectory(home) }
+  const byPath = new Map<string, string>()
+  for (const file of files) {
+    const where = locate(ws, file)
+    byPath.set(where.shown, where.real)
+  }
+  const entries = [...byPath.entries()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([shown, real]) => {
+    let digest: string | null = null
+    try {
+      const stat = fs.statSync(real)
+      digest = stat.isFile() ? sha256(fs.readFileSync(real)) : null
+    } catch {
+      digest = null
+    }
+    return { path: shown, sha256: digest }
+  })
+  return { files: entries, digest: sha256(JSON.stringify(entries)) }
+}
+
+/**
+ * `completion_evidence`: at task completion, the deterministic touched-files bundle.
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const completionEvidence = (workspace: string, home: string): Hook => ({
+  id: "completion_evidence",
+  points: ["task_completed"],
+  run: (context) =>
+    Effect.sync(() =>
+      context.point === "task_completed"
+        ? { mode: context.mode ?? null, ...touchedBundle(workspace, home, context.touchedFiles) }
+        : undefined
+    )
+})
+
+/**
+ * The built-in hooks for a workspace, in firing order.
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const builtins = (workspace: string, home: string): ReadonlyArray<Hook> => [
+  auditPretool,
+  auditPosttool,
+  toolFailure,
+  guardrailVerify(workspace, home),
+  completionEvidence(workspace, home)
+]
+
+const message = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const text = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
+  return Evidence.redact(String(text)).slice(0, 500)
+}
+
+/**
+ * Dispatcher options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** How long one hook may run before it is abandoned as a `hook_error`. Default 10 seconds. */
+  readonly timeout?: Duration.DurationInput
+}
+
+/**
+ * Build the dispatcher over the given hooks.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (hooks: ReadonlyArray<Hook>, options: Options = {}) =>
+  Effect.map(Evidence.EvidenceLog, (log) =>
+    Hooks.of({
+      hooks,
+      fire: Effect.fn("Hooks.fire")(function*(context: HookContext) {
+        const out: Array<Evidence.EvidenceEvent> = []
+        for (const hook of hooks) {
+          if (!hook.points.includes(context.point)) continue
+          const limit = Duration.decode(options.timeout ?? "10 seconds")
+          const result = yield* Effect.suspend(() => hook.run(context)).pipe(
+            Effect.timeoutFail({
+              duration: limit,
+              onTimeout: () => new Error(`hook timed out after ${Duration.format(limit)}`)
+            }),
+            Effect.map((data) => ({ ok: true as const, data })),
+            Effect.catchAllCause((cause) => Effect.succeed({ ok: false as const, error: message(cause) }))
+          )
+          if (result.ok && result.data === undefined) continue
+          const input: Evidence.EvidenceInput = result.ok
+            ? {
+              kind: "hook",
+              hook: hook.id,
+              runId: context.runId ?? null,
+              data: { point: context.point, ...asObject(result.data) }
+            }
+            : {
+              kind: "hook_error",
+              hook: hook.id,
+              runId: context.runId ?? null,
+              data: { point: context.point, summary: "hook error (run continued)", error: result.error }
+            }
+          // A failing evidence store must not break the run either.
+          const event = yield* log.append(input).pipe(
+            Effect.map((e) => [e] as const),
+            Effect.catchAllCause((cause) =>
+              Effect.logWarning(`evidence append for hook ${hook.id} failed`, cause).pipe(Effect.as([] as const))
+            )
+          )
+          out.push(...event)
+        }
+        return out as ReadonlyArray<Evidence.EvidenceEvent>
+      })
+    }))
+
+const asObject = (data: unknown): Record<string, unknown> =>
+  data !== null && typeof data === "object" && !Array.isArray(data) ? data as Record<string, unknown> : { output: data }
+
+/**
+ * The dispatcher with the built-in hooks plus `extra` hooks (run after the built-ins).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: {
+    readonly workspace: string
+    readonly home?: string
+    readonly extra?: ReadonlyArray<Hook>
+    readonly timeout?: Duration.DurationInput
+  }
+): Layer.Layer<Hooks, never, Evidence.EvidenceLog> =>
+  Layer.effect(
+    Hooks,
+    make(
+      [...builtins(options.workspace, options.home ?? os.homedir()), ...(options.extra ?? [])],
+      options.timeout === undefined ? {} : { timeout: options.timeout }
+    )
+  )

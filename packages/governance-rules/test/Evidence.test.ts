@@ -1,0 +1,90 @@
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
+import * as path from "node:path"
+import { Evidence } from "../src/index.js"
+import { tempWorkspace } from "./helpers.js"
+
+const contract = (name: string, make: () => Layer.Layer<Evidence.EvidenceLog>) =>
+  describe(name, () => {
+    it.effect("appends in seq order with Clock time, reads back by run and from a seq", () =>
+      Effect.gen(function*() {
+        const log = yield* Evidence.EvidenceLog
+        yield* TestClock.adjust("1 second")
+        const a = yield* log.append({ kind: "decision", runId: "r1", data: { decision: "allow" } })
+        const b = yield* log.append({ kind: "hook", runId: "r2", hook: "audit_pretool", data: { command: "ls" } })
+        const c = yield* log.append({ kind: "hook_error", runId: "r1", hook: "x", data: { error: "boom" } })
+        assert.deepStrictEqual([a.seq, b.seq, c.seq], [1, 2, 3])
+        assert.strictEqual(a.at, 1000)
+        const all = Chunk.toReadonlyArray(yield* Stream.runCollect(log.stream()))
+        assert.deepStrictEqual(all.map((e) => e.kind), ["decision", "hook", "hook_error"])
+        assert.deepStrictEqual(all[1]!.data, { command: "ls" })
+        assert.strictEqual(all[1]!.hook, "audit_pretool")
+        const r1 = Chunk.toReadonlyArray(yield* Stream.runCollect(log.stream({ runId: "r1" })))
+        assert.deepStrictEqual(r1.map((e) => e.seq), [1, 3])
+        const after = Chunk.toReadonlyArray(yield* Stream.runCollect(log.stream({ after: 1 })))
+        assert.deepStrictEqual(after.map((e) => e.seq), [2, 3])
+      }).pipe(Effect.provide(make())))
+
+    it.scoped("concurrent appends get distinct, gap-free seqs; live subscribers see them", () =>
+      Effect.gen(function*() {
+        const log = yield* Evidence.EvidenceLog
+        const live = yield* log.live.pipe(Stream.take(20), Stream.runCollect, Effect.fork)
+        yield* Effect.yieldNow()
+        yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) => log.append({ kind: "note", data: { i } }),
+          { concurrency: 8 }
+        )
+        const seqs = Chunk.toReadonlyArray(yield* Stream.runCollect(log.stream())).map((e) => e.seq)
+        assert.deepStrictEqual(seqs, Array.from({ length: 20 }, (_, i) => i + 1))
+        const seen = Chunk.toReadonlyArray(yield* Fiber.join(live))
+        assert.strictEqual(seen.length, 20)
+      }).pipe(Effect.provide(make())))
+
+    it.effect("values that are not JSON are stored as JSON-safe data", () =>
+      Effect.gen(function*() {
+        const log = yield* Evidence.EvidenceLog
+        const cyclic: any = { a: 1 }
+        cyclic.self = cyclic
+        const event = yield* log.append({ kind: "note", data: cyclic })
+        assert.strictEqual(typeof event.data, "string")
+        const undef = yield* log.append({ kind: "note", data: undefined })
+        assert.isNull(undef.data)
+      }).pipe(Effect.provide(make())))
+  })
+
+contract("Evidence.layerMemory", () => Evidence.layerMemory)
+contract(
+  "Evidence.layerSql (SQLite)",
+  () => Evidence.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)
+)
+
+describe("Evidence.layerSql persistence", () => {
+  it.live("events survive reopening the database; migrations run once", () =>
+    Effect.gen(function*() {
+      const file = path.join(tempWorkspace(), "evidence.sqlite")
+      const layer = () => Evidence.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: file })), Layer.orDie)
+      yield* Effect.flatMap(Evidence.EvidenceLog, (log) => log.append({ kind: "note", data: { n: 1 } })).pipe(
+        Effect.provide(layer())
+      )
+      const events = yield* Effect.flatMap(Evidence.EvidenceLog, (log) =>
+        Effect.zipRight(log.append({ kind: "note", data: { n: 2 } }), Stream.runCollect(log.stream()))).pipe(
+          Effect.provide(layer())
+        )
+      assert.deepStrictEqual(Chunk.toReadonlyArray(events).map((e) => [e.seq, (e.data as any).n]), [[1, 1], [2, 2]])
+    }))
+
+  it.effect("a corrupt stored row is a typed evidence-store error", () =>
+    Effect.gen(function*() {
+      const log = yield* Evidence.EvidenceLog
+      yield* log.append({ kind: "note", data: 1 })
+      const { SqlClient } = yield* Effect.promise(() => import("@effect/sql"))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE governance_evidence SET data = '{not json' WHERE seq = 1`.pipe(Effect.orDie)
+      const error = yield* Effect.flip(Stream.runCollect(log.stream()))
+      assert.strictEqual(error.code, "evidence-store")
+    }).pipe(Effect.provide(
+      Evidence.layerSql.pipe(Layer.provideMerge(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)
+    )))
+})
