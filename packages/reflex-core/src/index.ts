@@ -1,4 +1,101 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * The ALGAL seam: admit, compile and run organisms through `@steward/algal-runtime`.
+ *
+ * @since 0.1.0
+ */
+export * as AlgalProgram from "./AlgalProgram.js"
+
+/**
+ * Every cue and keyword list, verbatim.
+ *
+ * @since 0.1.0
+ */
+export * as Cues from "./Cues.js"
+
+/**
+ * Route and settle features.
+ *
+ * @since 0.1.0
+ */
+export * as Features from "./Features.js"
+
+/**
+ * Gates outside the program: confirm veto, continuation preconditions, route floor, eligible tiers.
+ *
+ * @since 0.1.0
+ */
+export * as Gates from "./Gates.js"
+
+/**
+ * JSONL history import.
+ *
+ * @since 0.1.0
+ */
+export * as Import from "./Import.js"
+
+/**
+ * Reply categories and labels.
+ *
+ * @since 0.1.0
+ */
+export * as Labels from "./Labels.js"
+
+/**
+ * Fit, metrics, promotion, replay, certification, hold-back.
+ *
+ * @since 0.1.0
+ */
+export * as Learning from "./Learning.js"
+
+/**
+ * Logistic heads, parameter generations and the shipped priors.
+ *
+ * @since 0.1.0
+ */
+export * as Params from "./Params.js"
+
+/**
+ * Decision programs and the reflex `pure` admission profile.
+ *
+ * @since 0.1.0
+ */
+export * as Program from "./Program.js"
+
+/**
+ * Reflex definitions (route, settle, user-defined).
+ *
+ * @since 0.1.0
+ */
+export * as Reflex from "./Reflex.js"
+
+/**
+ * The `extensions.reflexes` config entry and modes.
+ *
+ * @since 0.1.0
+ */
+export * as ReflexConfig from "./ReflexConfig.js"
+
+/**
+ * The package's error type.
+ *
+ * @since 0.1.0
+ */
+export * as ReflexError from "./ReflexError.js"
+
+/**
+ * The ledger service (SQL and memory).
+ *
+ * @since 0.1.0
+ */
+export * as ReflexLedger from "./ReflexLedger.js"
+
+/**
+ * The reflex engine service.
+ *
+ * @since 0.1.0
+ */
+export * as Reflexes from "./Reflexes.js"

@@ -1,0 +1,478 @@
+/**
+ * `steward reflex …`: status, decide, features, reply, label, train, import, rollback, replay and
+ * check for the route and settle reflexes (`@steward/reflex-core`).
+ *
+ * Bad input (usage, an unreadable file, an invalid import line, an invalid config entry) exits 2
+ * with the reflex error code and writes nothing; a rejected program (`check`) and a replay that
+ * does not match exit 1.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Features from "@steward/reflex-core/Features"
+import * as ReflexConfig from "@steward/reflex-core/ReflexConfig"
+import type * as ReflexError from "@steward/reflex-core/ReflexError"
+import * as Reflexes from "@steward/reflex-core/Reflexes"
+import * as ReflexLedger from "@steward/reflex-core/ReflexLedger"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { randomUUID } from "node:crypto"
+import { cannotRun, type CommandFailure, NegativeResult, refused } from "../../CliError.js"
+import * as GlobalOptions from "../../GlobalOptions.js"
+import * as HostConfig from "../../HostConfig.js"
+import * as HostSql from "../../HostSql.js"
+import * as Output from "../../Output.js"
+import * as StateDir from "../../StateDir.js"
+import * as Render from "./render.js"
+
+/** Codes that mean the command ended with a refused or failed result (exit 1). */
+const exit1 = new Set<string>(["conflict", "program-failed"])
+
+/**
+ * Map a reflex error to the CLI (the domain code is the CLI error code).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const fromReflex = (error: ReflexError.ReflexError): CommandFailure =>
+  exit1.has(error.code)
+    ? refused(error.code, error.message, error.details)
+    : cannotRun(error.code, error.message, error.details)
+
+const maxProgramBytes = 64 * 1024
+const maxImportBytes = 64 * 1024 * 1024
+
+/**
+ * Read `<state>/reflexes/<name>.algal.json` for each reflex: a regular file (no symlink, no FIFO)
+ * of at most 64 KiB. Absent ⇒ not listed (the shipped program runs silently).
+ *
+ * @since 0.1.0
+ * @category io
+ */
+export const readCustomPrograms = Effect.fn("reflex.readCustomPrograms")(function*(
+  dir: string,
+  names: ReadonlyArray<string>
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const out: Record<string, Reflexes.CustomSource> = {}
+  for (const name of names) {
+    const file = path.join(dir, "reflexes", `${name}.algal.json`)
+    const link = yield* fs.readLink(file).pipe(Effect.option)
+    if (Option.isSome(link)) {
+      out[name] = { file, text: Either.left(`${file} is a symbolic link`) }
+      continue
+    }
+    const info = yield* fs.stat(file).pipe(Effect.option)
+    if (Option.isNone(info)) continue
+    if (info.value.type !== "File") {
+      out[name] = { file, text: Either.left(`${file} is not a regular file`) }
+      continue
+    }
+    if (Number(info.value.size) > maxProgramBytes) {
+      out[name] = { file, text: Either.left(`${file} is larger than ${maxProgramBytes} bytes`) }
+      continue
+    }
+    const text = yield* fs.readFileString(file).pipe(Effect.either)
+    out[name] = { file, text: Either.mapLeft(text, (e) => `${file}: ${e.message}`) }
+  }
+  return out
+})
+
+/**
+ * The engine for a state directory: its config entry, custom organisms and SQLite ledger.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const engineLayer = (stateDir: Option.Option<string>) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const state = yield* StateDir.open(stateDir)
+      const loaded = yield* HostConfig.load(state)
+      const config = yield* ReflexConfig.decode(loaded.config.extensions.reflexes, state.configFile).pipe(
+        Effect.mapError(fromReflex)
+      )
+      const custom = yield* readCustomPrograms(state.path, ["route", "settle"])
+      return Reflexes.layer({ config, custom }).pipe(
+        Layer.provide(ReflexLedger.layerSql),
+        Layer.provide(HostSql.layer(state)),
+        Layer.mapError((e) => (e._tag === "ReflexError" ? fromReflex(e) : e))
+      )
+    })
+  )
+
+const run = <A>(
+  stateDir: Option.Option<string>,
+  body: (
+    reflexes: Reflexes.Reflexes["Type"]
+  ) => Effect.Effect<A, ReflexError.ReflexError | CommandFailure | NegativeResult>
+) =>
+  Effect.flatMap(Reflexes.Reflexes, body).pipe(
+    Effect.catchTag("ReflexError", (e) => Effect.fail(fromReflex(e))),
+    Effect.provide(engineLayer(stateDir))
+  )
+
+const reflexArg = Args.choice([["route", "route"], ["settle", "settle"]], { name: "REFLEX" })
+const names = ["route", "settle"] as const
+
+// ---------------------------------------------------------------------------------------------
+// status
+// ---------------------------------------------------------------------------------------------
+
+const statusOf = (stateDir: Option.Option<string>, json: boolean, which: ReadonlyArray<string>) =>
+  run(stateDir, (reflexes) =>
+    Effect.gen(function*() {
+      const rows: Array<Reflexes.Status> = []
+      for (const name of which) rows.push(yield* reflexes.status(name))
+      yield* Output.result(json, rows, Render.status)
+    }))
+
+const statusCommand = Command.make(
+  "status",
+  { ...GlobalOptions.global, reflex: reflexArg.pipe(Args.optional) },
+  ({ json, reflex, stateDir }) => statusOf(stateDir, json, Option.isSome(reflex) ? [reflex.value] : names)
+).pipe(Command.withDescription("Generation, program digest, labels, holdout/trial metrics, certificates, calibration"))
+
+// ---------------------------------------------------------------------------------------------
+// decide / features
+// ---------------------------------------------------------------------------------------------
+
+const text = Options.text("text").pipe(Options.withDescription("The task (route) or the turn's final text (settle)"))
+const subject = Options.text("subject").pipe(
+  Options.withDescription("What the decision is about (task id or task#revision); default: a fresh id"),
+  Options.optional
+)
+const noRecord = Options.boolean("no-record").pipe(Options.withDescription("Decide without recording an observation"))
+const judge = Options.text("judge").pipe(
+  Options.withDescription("Judge answers as JSON: difficulty, scope, ambiguity, stakes (0..4), frontier (0..1), kind"),
+  Options.optional
+)
+const toolCalls = Options.integer("tool-calls").pipe(
+  Options.withDescription("Tool calls of the turn (omit when unknown: the turn is skipped)"),
+  Options.optional
+)
+const turnState = Options.choice("state", Features.TurnState.literals).pipe(
+  Options.withDescription("The state the turn ended in (default idle)"),
+  Options.optional
+)
+const limit = Options.boolean("limit").pipe(Options.withDescription("The turn ended on a token or turn limit"))
+const effects = Options.choice("effects", Features.Effects.literals).pipe(
+  Options.withDescription("How the turn's effects ended (default settled)"),
+  Options.withDefault("settled" as const)
+)
+const eligibleTiers = Options.text("eligible").pipe(
+  Options.withDescription("Comma-separated tiers that have an eligible account (route only among them)"),
+  Options.optional
+)
+const task = Options.text("task").pipe(
+  Options.withDescription("Task id for the one-in-ten hold-back"),
+  Options.optional
+)
+const revision = Options.integer("revision").pipe(
+  Options.withDescription("Task revision for the hold-back"),
+  Options.optional
+)
+
+const decodeJudge = Schema.decodeUnknownEither(Features.Judge, { onExcessProperty: "error" })
+
+const parseJudge = (raw: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isNone(raw)) return undefined
+    const json = yield* Effect.try({
+      try: () => JSON.parse(raw.value) as unknown,
+      catch: (e) => cannotRun("invalid-input", `--judge: not valid JSON (${(e as Error).message})`)
+    })
+    const decoded = decodeJudge(json)
+    if (Either.isLeft(decoded)) {
+      return yield* cannotRun("invalid-input", `--judge: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+    }
+    return decoded.right
+  })
+
+const settleInput = (o: {
+  readonly text: string
+  readonly toolCalls: Option.Option<number>
+  readonly state: Option.Option<Features.TurnState>
+  readonly limit: boolean
+  readonly effects: typeof Features.Effects.Type
+}) => {
+  if (Option.isSome(o.toolCalls) && o.toolCalls.value < 0) {
+    return Effect.fail(cannotRun("invalid-input", `--tool-calls must be ≥ 0, got ${o.toolCalls.value}`))
+  }
+  return Effect.succeed({
+    text: o.text,
+    toolCalls: Option.getOrUndefined(o.toolCalls),
+    state: Option.getOrUndefined(o.state),
+    facts: { effects: o.effects, terminal: o.limit ? "token_limit" as const : "completed" as const }
+  })
+}
+
+const decideWith = (
+  stateDir: Option.Option<string>,
+  json: boolean,
+  reflex: string,
+  input: unknown,
+  opts: {
+    readonly subject: Option.Option<string>
+    readonly noRecord: boolean
+    readonly task: Option.Option<string>
+    readonly revision: Option.Option<number>
+    readonly eligible?: Option.Option<string>
+  }
+) =>
+  run(stateDir, (reflexes) =>
+    Effect.gen(function*() {
+      const subjectId = Option.getOrElse(opts.subject, () => `cli-${randomUUID()}`)
+      const result = yield* reflexes.decide(reflex, input, {
+        subject: subjectId,
+        record: !opts.noRecord,
+        ...(Option.isSome(opts.task) ? { task: opts.task.value } : {}),
+        ...(Option.isSome(opts.revision) ? { revision: opts.revision.value } : {}),
+        ...(opts.eligible !== undefined && Option.isSome(opts.eligible)
+          ? { eligible: opts.eligible.value.split(",").map((x) => x.trim()).filter((x) => x.length > 0) }
+          : {})
+      })
+      const doc = result.skipped
+        ? { skipped: true, reason: result.reason }
+        : {
+          decision: result.decision,
+          features: result.features,
+          vetoed: result.vetoed,
+          receipt: result.receipt,
+          program: result.program,
+          paramsVersion: result.paramsVersion,
+          observation: result.recorded ? result.observation : null,
+          subject: subjectId,
+          mode: result.mode,
+          certified: result.certified,
+          held: result.held,
+          acts: result.acts,
+          custom: result.custom
+        }
+      yield* Output.result(json, doc, Render.decision)
+    }))
+
+const decideRoute = Command.make(
+  "route",
+  { ...GlobalOptions.global, text, judge, subject, noRecord, task, revision, eligible: eligibleTiers },
+  (o) =>
+    Effect.flatMap(
+      parseJudge(o.judge),
+      (j) => decideWith(o.stateDir, o.json, "route", j === undefined ? { task: o.text } : { task: o.text, judge: j }, o)
+    )
+).pipe(Command.withDescription("Decide the model tier for a task (records an observation unless --no-record)"))
+
+const decideSettle = Command.make(
+  "settle",
+  { ...GlobalOptions.global, text, toolCalls, state: turnState, limit, effects, subject, noRecord, task, revision },
+  (o) => Effect.flatMap(settleInput(o), (input) => decideWith(o.stateDir, o.json, "settle", input, o))
+).pipe(Command.withDescription("Categorize a finished turn (records an observation unless --no-record)"))
+
+const decideCommand = Command.make("decide").pipe(
+  Command.withDescription("Run a reflex decision"),
+  Command.withSubcommands([decideRoute, decideSettle])
+)
+
+const featuresRoute = Command.make(
+  "route",
+  { ...GlobalOptions.global, text, judge },
+  (o) =>
+    Effect.flatMap(parseJudge(o.judge), (j) =>
+      run(o.stateDir, (reflexes) =>
+        Effect.flatMap(
+          reflexes.features("route", j === undefined ? { task: o.text } : { task: o.text, judge: j }),
+          (f) =>
+            Output.result(o.json, {
+              features: f,
+              substantial: Features.substantial(o.text),
+              class: Features.classifyTask(o.text)
+            }, Render.features)
+        )))
+).pipe(Command.withDescription("Print the route features of a task"))
+
+const featuresSettle = Command.make(
+  "settle",
+  { ...GlobalOptions.global, text, toolCalls, state: turnState, limit, effects },
+  (o) =>
+    Effect.flatMap(
+      settleInput(o),
+      (input) =>
+        run(o.stateDir, (reflexes) =>
+          Effect.flatMap(reflexes.features("settle", input), (f) =>
+            Output.result(o.json, f === null ? { features: null, skipped: true } : { features: f }, Render.features)))
+    )
+).pipe(Command.withDescription("Print the settle features of a turn"))
+
+const featuresCommand = Command.make("features").pipe(
+  Command.withDescription("Print a reflex's features without deciding"),
+  Command.withSubcommands([featuresRoute, featuresSettle])
+)
+
+// ---------------------------------------------------------------------------------------------
+// reply / label / train / rollback / replay
+// ---------------------------------------------------------------------------------------------
+
+const replyCommand = Command.make(
+  "reply",
+  { ...GlobalOptions.global, text: Args.text({ name: "TEXT" }), subject },
+  ({ json, stateDir, subject, text }) =>
+    run(
+      stateDir,
+      (reflexes) =>
+        Effect.flatMap(
+          reflexes.reply(text, Option.getOrUndefined(subject)),
+          (r) => Output.result(json, r, Render.reply)
+        )
+    )
+).pipe(Command.withDescription("Categorize a reply; with --subject, label that task's latest decisions"))
+
+const labelCommand = Command.make(
+  "label",
+  { ...GlobalOptions.global, reflex: reflexArg, id: Args.text({ name: "ID" }), value: Args.text({ name: "VALUE" }) },
+  ({ id, json, reflex, stateDir, value }) =>
+    run(
+      stateDir,
+      (reflexes) => Effect.flatMap(reflexes.label(reflex, id, value), (r) => Output.result(json, r, Render.reply))
+    )
+).pipe(Command.withDescription(
+  "Label a decision (observation id or task): route frontier|standard; settle unfinished|stopped_short|confirm|done"
+))
+
+const trainCommand = Command.make(
+  "train",
+  { ...GlobalOptions.global, reflex: reflexArg.pipe(Args.optional) },
+  ({ json, reflex, stateDir }) =>
+    run(stateDir, (reflexes) =>
+      Effect.gen(function*() {
+        const reports: Array<Reflexes.TrainReport> = []
+        for (const name of Option.isSome(reflex) ? [reflex.value] : names) reports.push(yield* reflexes.train(name))
+        yield* Output.result(
+          json,
+          Option.isSome(reflex) ? reports[0] : reports,
+          (r) => (Array.isArray(r) ? r : [r]).map(Render.train).join("\n\n")
+        )
+      }))
+).pipe(Command.withDescription("Fit a challenger from the prior, decide promotion and certify now"))
+
+const rollbackCommand = Command.make(
+  "rollback",
+  { ...GlobalOptions.global, reflex: reflexArg, version: Args.integer({ name: "VERSION" }) },
+  ({ json, reflex, stateDir, version }) =>
+    run(
+      stateDir,
+      (reflexes) =>
+        Effect.flatMap(reflexes.rollback(reflex, version), (v) =>
+          Output.result(json, { reflex, version: v }, () =>
+            v === 0
+              ? `${reflex}: restored the shipped prior (generation 0)`
+              : `${reflex}: generation ${v} is active`))
+    )
+).pipe(Command.withDescription("Make a generation active (0 restores the shipped prior)"))
+
+const replayCommand = Command.make(
+  "replay",
+  { ...GlobalOptions.global, id: Args.text({ name: "OBSERVATION_ID" }) },
+  ({ id, json, stateDir }) =>
+    run(stateDir, (reflexes) =>
+      Effect.gen(function*() {
+        const r = yield* reflexes.replay(id)
+        yield* Output.result(json, r, Render.replay)
+        if (!r.matches) return yield* new NegativeResult({ reason: "replay mismatch" })
+      }))
+).pipe(Command.withDescription("Re-run a recorded decision; exit 1 unless the decision and receipt digest match"))
+
+// ---------------------------------------------------------------------------------------------
+// import / check
+// ---------------------------------------------------------------------------------------------
+
+const readText = (file: string, max: number) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
+    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
+    if (Number(info.size) > max) return yield* cannotRun("invalid-input", `${file}: larger than ${max} bytes`, { file })
+    const bytes = yield* fs.readFile(file).pipe(
+      Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file }))
+    )
+    return yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
+    })
+  })
+
+const importCommand = Command.make(
+  "import",
+  {
+    ...GlobalOptions.global,
+    reflex: reflexArg,
+    file: Args.text({ name: "FILE" }),
+    dryRun: Options.boolean("dry-run").pipe(
+      Options.withDescription("Store nothing; report whether this history alone would certify")
+    )
+  },
+  ({ dryRun, file, json, reflex, stateDir }) =>
+    Effect.flatMap(
+      readText(file, maxImportBytes),
+      (content) =>
+        run(stateDir, (reflexes) =>
+          Effect.flatMap(reflexes.importHistory(reflex, content, { dryRun, file }), (r) =>
+            Output.result(json, {
+              inserted: r.inserted,
+              examples: r.examples,
+              ...(dryRun ? {} : { adopted_version: r.adoptedVersion }),
+              certificates: r.certificates
+            }, () =>
+              Render.importReport(r))))
+    )
+).pipe(Command.withDescription("Import JSONL history (≤ 4,096 lines) atomically"))
+
+const checkCommand = Command.make(
+  "check",
+  { ...GlobalOptions.global, file: Args.text({ name: "FILE" }) },
+  ({ file, json, stateDir: _ }) =>
+    Effect.gen(function*() {
+      const content = yield* readText(file, maxProgramBytes)
+      const reflexes = yield* Reflexes.Reflexes
+      const r = yield* reflexes.check(content).pipe(
+        Effect.mapError((e) =>
+          e.code === "program-rejected" ? refused(e.code, `${file}: ${e.message}`, e.details) : fromReflex(e)
+        )
+      )
+      yield* Output.result(json, { admissible: true, digest: r.digest }, () => `admissible reflex program ${r.digest}`)
+    }).pipe(Effect.provide(Reflexes.layer().pipe(Layer.provide(ReflexLedger.layerMemory), Layer.mapError(fromReflex))))
+).pipe(Command.withDescription("Check that an organism is an admissible (pure) reflex program"))
+
+/**
+ * `steward reflex` (bare: status of all reflexes).
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(
+  "reflex",
+  { ...GlobalOptions.global },
+  ({ json, stateDir }) => statusOf(stateDir, json, names)
+).pipe(
+  Command.withDescription("Route and settle reflexes that prove themselves before they act"),
+  Command.withSubcommands([
+    statusCommand,
+    decideCommand,
+    featuresCommand,
+    replyCommand,
+    labelCommand,
+    trainCommand,
+    importCommand,
+    rollbackCommand,
+    replayCommand,
+    checkCommand
+  ])
+)

@@ -1,0 +1,727 @@
+/**
+ * Learning: the anchored MAP fit, evaluation metrics, promotion rules (fixed hashed holdout and
+ * forward trials), the prequential replay, certification with a Wilson lower bound, and the
+ * one-in-ten hold-back. All pure and deterministic.
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import type { Features } from "./Features.js"
+import type { Comparison, Head, Metrics } from "./Params.js"
+import { sameHead, sigmoid } from "./Params.js"
+
+/**
+ * One labeled example, in arrival (`seq`) order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Example {
+  readonly observation: string
+  readonly features: Features
+  readonly label: boolean
+  readonly weight: number
+  readonly source: string
+  readonly seq: number
+}
+
+/**
+ * Fit options (defaults: prior strength 24 pseudo-examples, 600 iterations, learning rate 0.5).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FitOptions {
+  readonly priorStrength: number
+  readonly iterations: number
+  readonly learningRate: number
+}
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultFitOptions: FitOptions = { priorStrength: 24, iterations: 600, learningRate: 0.5 }
+
+/**
+ * Labels between training passes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TRAIN_EVERY = 16
+
+/**
+ * Newest labels a fit reads.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_EXAMPLES = 4096
+
+/**
+ * Fresh labels a forward trial needs before it is decided.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TRIAL_LABELS = 48
+
+/**
+ * Certification window (newest eligible turns).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CERTIFY_WINDOW = 1500
+
+/**
+ * Minimum fired label weight at a threshold.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CERTIFY_MIN_FIRED = 30
+
+/**
+ * One-sided z of the Wilson lower bound (≈ 99%).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CERTIFY_Z = 2.33
+
+/**
+ * Round half away from zero to 4 decimals.
+ *
+ * @since 0.1.0
+ * @category math
+ */
+export const round4 = (x: number): number => Math.sign(x) * Math.round(Math.abs(x) * 10000) / 10000
+
+const clamp64 = (x: number): number => Math.max(-64, Math.min(64, x))
+
+interface Encoded {
+  readonly idx: ReadonlyArray<number>
+  readonly val: ReadonlyArray<number>
+  readonly key: string
+}
+
+// Sparse encodings of examples per feature-name signature, cached across the many fits of a replay.
+const encodings = new WeakMap<Example, { readonly signature: string; readonly encoded: Encoded | null }>()
+
+const encode = (names: ReadonlyArray<string>, signature: string, ex: Example): Encoded | null => {
+  const cached = encodings.get(ex)
+  if (cached !== undefined && cached.signature === signature) return cached.encoded
+  let encoded: Encoded | null = null
+  let covered = true
+  for (const name of names) {
+    if (!(name in ex.features)) {
+      covered = false
+      break
+    }
+  }
+  if (covered) {
+    const idx: Array<number> = []
+    const val: Array<number> = []
+    for (let j = 0; j < names.length; j++) {
+      const v = ex.features[names[j]!]
+      if (typeof v === "number" && Number.isFinite(v) && v !== 0) {
+        idx.push(j)
+        val.push(v)
+      }
+    }
+    encoded = { idx, val, key: `${idx.join(",")}|${val.join(",")}` }
+  }
+  encodings.set(ex, { signature, encoded })
+  return encoded
+}
+
+/**
+ * Anchored MAP logistic regression: full-batch gradient descent on weighted log loss plus a
+ * Gaussian penalty centred on `prior`. Examples with weight outside (0,1] are ignored; features are
+ * restricted to the prior's names; examples recorded under an older feature set (missing a prior
+ * name) are skipped. Rounded to 4 decimals, clamped to ±64, threshold copied.
+ *
+ * @since 0.1.0
+ * @category fit
+ */
+export const fit = (prior: Head, examples: ReadonlyArray<Example>, options: FitOptions = defaultFitOptions): Head => {
+  const names = Object.keys(prior.weights).sort()
+  const signature = names.join(",")
+  const k = names.length
+  // Rows with identical features are merged: Σ wᵢ(σ(z) − yᵢ)x = (W·σ(z) − Σ wᵢyᵢ)x, so each
+  // distinct feature vector costs one evaluation per iteration.
+  const groups = new Map<string, number>()
+  const rows: Array<Encoded> = []
+  const wys: Array<number> = []
+  const ws: Array<number> = []
+  let sumW = 0
+  for (const ex of examples) {
+    if (!(ex.weight > 0 && ex.weight <= 1)) continue
+    const e = encode(names, signature, ex)
+    if (e === null) continue
+    sumW += ex.weight
+    const at = groups.get(e.key)
+    if (at !== undefined) {
+      ws[at] = ws[at]! + ex.weight
+      if (ex.label) wys[at] = wys[at]! + ex.weight
+      continue
+    }
+    groups.set(e.key, rows.length)
+    rows.push(e)
+    wys.push(ex.label ? ex.weight : 0)
+    ws.push(ex.weight)
+  }
+  if (sumW <= 0) return prior
+  const n = rows.length
+  // Columns whose every value is 0/1 are "binary"; rows sharing the same binary pattern share the
+  // part of the logit (and of the gradient) those columns contribute, computed once per pattern.
+  const binary = new Uint8Array(k).fill(1)
+  for (const r of rows) for (let q = 0; q < r.idx.length; q++) if (r.val[q] !== 1) binary[r.idx[q]!] = 0
+  const patterns = new Map<string, Array<number>>()
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!
+    const key = r.idx.filter((j) => binary[j] === 1).join(",")
+    const members = patterns.get(key)
+    if (members === undefined) patterns.set(key, [i])
+    else members.push(i)
+  }
+  const np = patterns.size
+  const pOff = new Int32Array(np + 1) // binary columns of each pattern
+  const mOff = new Int32Array(np + 1) // member rows of each pattern
+  const pCols: Array<number> = []
+  const order: Array<number> = []
+  let pi = 0
+  for (const [key, members] of patterns) {
+    if (key.length > 0) { for (const j of key.split(",")) pCols.push(Number(j)) }
+    pOff[pi + 1] = pCols.length
+    for (const i of members) order.push(i)
+    mOff[pi + 1] = order.length
+    pi++
+  }
+  const pcol = Int32Array.from(pCols)
+  // continuous part of each row, in pattern order
+  const cOff = new Int32Array(n + 1)
+  const cIdx: Array<number> = []
+  const cVal: Array<number> = []
+  const w = new Float64Array(n)
+  const wy = new Float64Array(n)
+  for (let m = 0; m < n; m++) {
+    const i = order[m]!
+    const r = rows[i]!
+    for (let q = 0; q < r.idx.length; q++) {
+      if (binary[r.idx[q]!] === 0) {
+        cIdx.push(r.idx[q]!)
+        cVal.push(r.val[q]!)
+      }
+    }
+    cOff[m + 1] = cIdx.length
+    w[m] = ws[i]!
+    wy[m] = wys[i]!
+  }
+  const cidx = Int32Array.from(cIdx)
+  const cval = Float64Array.from(cVal)
+  const { iterations, learningRate: lr, priorStrength: ps } = options
+  const b0 = prior.bias
+  const t0 = Float64Array.from(names.map((nm) => prior.weights[nm]!))
+  let b = b0
+  const t = Float64Array.from(t0)
+  const g = new Float64Array(k)
+  const denom = sumW + ps
+  for (let it = 0; it < iterations; it++) {
+    let gb = ps * (b - b0)
+    for (let j = 0; j < k; j++) g[j] = ps * (t[j]! - t0[j]!)
+    for (let p = 0; p < np; p++) {
+      let base = b
+      const ps0 = pOff[p]!
+      const ps1 = pOff[p + 1]!
+      for (let q = ps0; q < ps1; q++) base += t[pcol[q]!]!
+      let rsum = 0
+      const m1 = mOff[p + 1]!
+      for (let m = mOff[p]!; m < m1; m++) {
+        const start = cOff[m]!
+        const end = cOff[m + 1]!
+        let z = base
+        for (let q = start; q < end; q++) z += t[cidx[q]!]! * cval[q]!
+        const r = w[m]! / (1 + Math.exp(-z)) - wy[m]!
+        rsum += r
+        for (let q = start; q < end; q++) g[cidx[q]!] += r * cval[q]!
+      }
+      gb += rsum
+      for (let q = ps0; q < ps1; q++) g[pcol[q]!] += rsum
+    }
+    b -= lr * gb / denom
+    for (let j = 0; j < k; j++) t[j] = t[j]! - lr * g[j]! / denom
+  }
+  const weights: Record<string, number> = {}
+  for (let j = 0; j < k; j++) weights[names[j]!] = clamp64(round4(t[j]!))
+  return { bias: clamp64(round4(b)), weights, threshold: prior.threshold }
+}
+
+const probabilityOf = (head: Head, names: ReadonlyArray<string>, features: Features): number => {
+  let z = head.bias
+  for (const name of names) {
+    const v = features[name]
+    z += head.weights[name]! * (typeof v === "number" && Number.isFinite(v) ? v : 0)
+  }
+  return sigmoid(z)
+}
+
+/**
+ * Mann–Whitney AUC (ties ½, unweighted); undefined when a class is absent.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const auc = (scores: ReadonlyArray<number>, labels: ReadonlyArray<boolean>): number | undefined => {
+  const order = scores.map((s, i) => [s, i] as const).sort((a, b) => a[0] - b[0])
+  let pos = 0
+  let neg = 0
+  for (const l of labels) l ? pos++ : neg++
+  if (pos === 0 || neg === 0) return undefined
+  let rankSum = 0
+  let i = 0
+  while (i < order.length) {
+    let j = i
+    while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++
+    const rank = (i + j) / 2 + 1
+    for (let q = i; q <= j; q++) if (labels[order[q]![1]]) rankSum += rank
+    i = j + 1
+  }
+  return (rankSum - pos * (pos + 1) / 2) / (pos * neg)
+}
+
+/**
+ * Weighted log loss (p clamped to [1e−6, 1−1e−6]), weighted accuracy, precision and recall at the
+ * head's threshold, unweighted AUC; rounded to 4 decimals.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const evaluate = (head: Head, examples: ReadonlyArray<Example>): Metrics => {
+  const names = Object.keys(head.weights).sort()
+  let sumW = 0
+  let loss = 0
+  let correct = 0
+  let tp = 0
+  let predicted = 0
+  let actual = 0
+  let positives = 0
+  const scores: Array<number> = []
+  const labels: Array<boolean> = []
+  for (const ex of examples) {
+    const p = probabilityOf(head, names, ex.features)
+    const pc = Math.min(1 - 1e-6, Math.max(1e-6, p))
+    const w = ex.weight
+    const y = ex.label
+    sumW += w
+    loss += w * (y ? -Math.log(pc) : -Math.log(1 - pc))
+    const pred = p >= head.threshold
+    if (pred === y) correct += w
+    if (pred) predicted += w
+    if (y) {
+      actual += w
+      positives++
+    }
+    if (pred && y) tp += w
+    scores.push(p)
+    labels.push(y)
+  }
+  const a = auc(scores, labels)
+  return {
+    n: examples.length,
+    positives,
+    log_loss: sumW > 0 ? round4(loss / sumW) : 0,
+    accuracy: sumW > 0 ? round4(correct / sumW) : 0,
+    ...(a === undefined ? {} : { auc: round4(a) }),
+    ...(predicted > 0 ? { precision: round4(tp / predicted) } : {}),
+    ...(actual > 0 ? { recall: round4(tp / actual) } : {})
+  }
+}
+
+/**
+ * A promotion decision, or `undefined` while the evidence is not yet enough to decide.
+ *
+ * @since 0.1.0
+ * @category promotion
+ */
+export interface Verdict {
+  readonly decided: boolean
+  readonly comparison: Comparison
+}
+
+const judge = (
+  current: Metrics,
+  candidate: Metrics,
+  where: "fresh" | "held-out",
+  tolerance: number
+): Comparison => {
+  const base = { current, candidate }
+  if (!(candidate.log_loss <= round4(current.log_loss - 0.002))) {
+    return { ...base, promoted: false, reason: `no ${where} log-loss improvement` }
+  }
+  if (candidate.accuracy < round4(current.accuracy - tolerance)) {
+    return { ...base, promoted: false, reason: `${where} accuracy regressed` }
+  }
+  if (current.auc !== undefined && candidate.auc !== undefined && candidate.auc < round4(current.auc - tolerance)) {
+    return { ...base, promoted: false, reason: `${where} ranking (AUC) regressed` }
+  }
+  return { ...base, promoted: true, reason: `lower log-loss on ${where} labels` }
+}
+
+/**
+ * Forward trial: decide once `TRIAL_LABELS` fresh labels exist; promote iff log loss improves by
+ * ≥ 0.002 without losing more than 0.02 accuracy or AUC.
+ *
+ * @since 0.1.0
+ * @category promotion
+ */
+export const compareForward = (current: Head, candidate: Head, fresh: ReadonlyArray<Example>): Verdict => {
+  const cur = evaluate(current, fresh)
+  const cand = evaluate(candidate, fresh)
+  if (fresh.length < TRIAL_LABELS) {
+    return {
+      decided: false,
+      comparison: {
+        current: cur,
+        candidate: cand,
+        promoted: false,
+        reason: `trial: ${fresh.length} of ${TRIAL_LABELS} fresh labels`
+      }
+    }
+  }
+  return { decided: true, comparison: judge(cur, cand, "fresh", 0.02) }
+}
+
+/**
+ * 64-bit FNV-1a of a string's UTF-8 bytes.
+ *
+ * @since 0.1.0
+ * @category holdout
+ */
+export const fnv1a64 = (text: string): bigint => {
+  let hash = 0xcbf29ce484222325n
+  for (const byte of Buffer.from(text, "utf8")) {
+    hash ^= BigInt(byte)
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn
+  }
+  return hash
+}
+
+/**
+ * The fixed hashed holdout: an observation is held out forever iff FNV-1a(id) % 5 == 0.
+ *
+ * @since 0.1.0
+ * @category holdout
+ */
+export const isHoldout = (observation: string): boolean => fnv1a64(observation) % 5n === 0n
+
+/**
+ * Held-out labels a holdout comparison needs in total and per class.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MIN_HOLDOUT = 12
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const MIN_HOLDOUT_CLASS = 5
+
+/**
+ * Holdout promotion (the documented default): needs ≥ 12 held-out labels with ≥ 5 of each class;
+ * promote iff log loss improves by ≥ 0.002 and neither accuracy nor AUC is lower (ADR 0401).
+ *
+ * @since 0.1.0
+ * @category promotion
+ */
+export const compareHoldout = (current: Head, candidate: Head, holdout: ReadonlyArray<Example>): Comparison => {
+  const cur = evaluate(current, holdout)
+  const cand = evaluate(candidate, holdout)
+  const base = { current: cur, candidate: cand, promoted: false }
+  if (holdout.length < MIN_HOLDOUT) return { ...base, reason: `needs ${MIN_HOLDOUT} held-out labels` }
+  const pos = holdout.filter((e) => e.label).length
+  if (pos < MIN_HOLDOUT_CLASS || holdout.length - pos < MIN_HOLDOUT_CLASS) {
+    return { ...base, reason: `needs ${MIN_HOLDOUT_CLASS} held-out labels of each class` }
+  }
+  return judge(cur, cand, "held-out", 0)
+}
+
+/**
+ * A prediction made before the example was learned.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export interface Prediction {
+  readonly p: number
+  readonly example: Example
+}
+
+/**
+ * A resumable replay checkpoint: a later replay whose examples extend the cached ones (same
+ * observations, sequence numbers, labels and weights, in order) resumes from it instead of
+ * starting over. Exact: the replay is a deterministic function of the example sequence.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export interface ReplayCache {
+  state?: {
+    readonly key: string
+    readonly fingerprints: ReadonlyArray<string>
+    readonly predictions: ReadonlyArray<Prediction>
+    readonly current: Head
+    readonly challenger: Head | undefined
+    readonly fittedThrough: number
+    readonly promotions: number
+  }
+}
+
+/**
+ * An empty replay cache.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const makeReplayCache = (): ReplayCache => ({})
+
+const fingerprint = (e: Example): string => `${e.observation}\0${e.seq}\0${e.label ? 1 : 0}\0${e.weight}`
+
+/**
+ * Prequential replay: each example is scored by the head active before learning it; every 16
+ * labels a challenger is fitted from `prior` on the newest ≤ 4096 seen and trialled on the next
+ * 48. Deterministic.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const replay = (
+  prior: Head,
+  start: Head,
+  examples: ReadonlyArray<Example>,
+  options: FitOptions = defaultFitOptions,
+  cache?: ReplayCache
+): { readonly predictions: ReadonlyArray<Prediction>; readonly head: Head; readonly promotions: number } => {
+  let current = start
+  let challenger: Head | undefined
+  let fittedThrough = 0
+  let promotions = 0
+  let predictions: Array<Prediction> = []
+  let from = 0
+  const fingerprints = examples.map(fingerprint)
+  const key = JSON.stringify([prior, start, options])
+  const cached = cache?.state
+  if (cached !== undefined && cached.key === key && cached.fingerprints.length <= fingerprints.length) {
+    let same = true
+    for (let i = 0; i < cached.fingerprints.length; i++) {
+      if (cached.fingerprints[i] !== fingerprints[i]) {
+        same = false
+        break
+      }
+    }
+    if (same) {
+      current = cached.current
+      challenger = cached.challenger
+      fittedThrough = cached.fittedThrough
+      promotions = cached.promotions
+      predictions = cached.predictions.map((p, i) => ({ p: p.p, example: examples[i]! }))
+      from = cached.fingerprints.length
+    }
+  }
+  let currentNames = Object.keys(current.weights).sort()
+  for (let i = from; i < examples.length; i++) {
+    const example = examples[i]!
+    predictions.push({ p: probabilityOf(current, currentNames, example.features), example })
+    const seen = i + 1
+    if (seen % TRAIN_EVERY !== 0) continue
+    if (challenger !== undefined) {
+      const verdict = compareForward(current, challenger, examples.slice(fittedThrough, seen))
+      if (!verdict.decided) continue
+      if (verdict.comparison.promoted) {
+        current = challenger
+        currentNames = Object.keys(current.weights).sort()
+        promotions++
+      }
+      challenger = undefined
+    }
+    const candidate = fit(prior, examples.slice(Math.max(0, seen - MAX_EXAMPLES), seen), options)
+    if (!sameHead(candidate, current)) {
+      challenger = candidate
+      fittedThrough = seen
+    }
+  }
+  if (cache !== undefined) {
+    cache.state = { key, fingerprints, predictions, current, challenger, fittedThrough, promotions }
+  }
+  return { predictions, head: current, promotions }
+}
+
+/**
+ * Wilson score lower bound of `hits / n` (weights allowed), clamped at 0.
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export const wilsonLower = (hits: number, n: number, z: number = CERTIFY_Z): number => {
+  if (n <= 0) return 0
+  const p = hits / n
+  const z2 = z * z
+  const lower = (p + z2 / (2 * n) - z * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+  return Math.max(0, lower)
+}
+
+/**
+ * A head's certificate: whether it may act for this person, at which threshold, and the evidence.
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export interface Certificate {
+  readonly head: string
+  readonly certified: boolean
+  readonly threshold: number
+  readonly floor: number
+  readonly window: number
+  readonly fired: number
+  readonly precision: number
+  readonly lower: number
+  readonly reason: string
+  /** The replay's final head: acting uses this head, never program output. */
+  readonly model: Head
+}
+
+/**
+ * Whether a label came from the person (replies, explicit labels, imports) and may certify.
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export const operatorLabel = (source: string): boolean =>
+  source.startsWith("user_") || source === "explicit" || source === "import" || source === "v1"
+
+/**
+ * Certification input.
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export interface CertifyInput {
+  readonly head: string
+  readonly prior: Head
+  readonly examples: ReadonlyArray<Example>
+  readonly floor: number
+  readonly actionable: (features: Features) => boolean
+  readonly previous?: Certificate | undefined
+  readonly options?: FitOptions
+  /** A replay of the same examples from the prior, if already computed. */
+  readonly replayed?: ReturnType<typeof replay> | undefined
+  /** Resume the prequential replay from an earlier pass over a prefix of these examples. */
+  readonly cache?: ReplayCache | undefined
+}
+
+const fmt = (x: number): string => String(Math.round(x * 100) / 100)
+
+/**
+ * Certify a head per the person's own history: prequential replay from the prior, operator labels
+ * on actionable turns only, newest 1,500, a threshold ladder from the head's threshold in steps of
+ * 0.05, ≥ 30 fired, Wilson lower bound (z = 2.33) ≥ floor; a certified head keeps its threshold
+ * while raw precision stays ≥ floor − 0.05.
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export const certify = (input: CertifyInput): Certificate => {
+  const { actionable, floor, prior } = input
+  const replayed = input.replayed ?? replay(prior, prior, input.examples, input.options, input.cache)
+  const eligible = replayed.predictions.filter((pr) =>
+    operatorLabel(pr.example.source) && actionable(pr.example.features)
+  )
+  const window = eligible.slice(Math.max(0, eligible.length - CERTIFY_WINDOW))
+  const at = (t: number) => {
+    let fired = 0
+    let hits = 0
+    for (const pr of window) {
+      if (pr.p >= t) {
+        fired += pr.example.weight
+        if (pr.example.label) hits += pr.example.weight
+      }
+    }
+    return { fired, hits, precision: fired > 0 ? hits / fired : 0, lower: wilsonLower(hits, fired) }
+  }
+  const base = { head: input.head, floor, window: window.length, model: replayed.head }
+  let first: ReturnType<typeof at> | undefined
+  for (let k = 0;; k++) {
+    const t = Math.round((prior.threshold + 0.05 * k) * 1e6) / 1e6
+    if (!(t < 0.975)) break
+    const s = at(t)
+    if (first === undefined) first = s
+    if (s.fired < CERTIFY_MIN_FIRED) break
+    if (s.lower >= floor) {
+      return {
+        ...base,
+        certified: true,
+        threshold: t,
+        fired: round4(s.fired),
+        precision: round4(s.precision),
+        lower: round4(s.lower),
+        reason: `precision confidently at or above ${fmt(floor)}`
+      }
+    }
+  }
+  const previous = input.previous
+  if (previous !== undefined && previous.certified) {
+    const s = at(previous.threshold)
+    if (s.fired >= CERTIFY_MIN_FIRED && s.precision >= floor - 0.05) {
+      return {
+        ...base,
+        certified: true,
+        threshold: previous.threshold,
+        fired: round4(s.fired),
+        precision: round4(s.precision),
+        lower: round4(s.lower),
+        reason: "certified; precision still within the margin"
+      }
+    }
+  }
+  const s = first ?? at(prior.threshold)
+  return {
+    ...base,
+    certified: false,
+    threshold: prior.threshold,
+    fired: round4(s.fired),
+    precision: round4(s.precision),
+    lower: round4(s.lower),
+    reason: s.fired < CERTIFY_MIN_FIRED
+      ? `collecting evidence: fired on ${round4(s.fired)} of ${CERTIFY_MIN_FIRED} labeled turns`
+      : `precision not yet confidently at ${fmt(floor)}`
+  }
+}
+
+/**
+ * Whether a certificate lets its head act on these features (computed here, never taken from
+ * program output, so a custom program cannot raise it).
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export const certifiedFor = (certificate: Certificate | undefined, features: Features): boolean => {
+  if (certificate === undefined || !certificate.certified) return false
+  const names = Object.keys(certificate.model.weights).sort()
+  return probabilityOf(certificate.model, names, features) >= certificate.threshold
+}
+
+/**
+ * The one-in-ten hold-back: a turn of an `auto` head is left to the person iff the first byte of
+ * SHA-256("xcb-reflex-explore-v1\0{head}\0{task}\0{revision}") is below 26 (≈ 10.2%).
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export const heldTurn = (head: string, task: string, revision: number): boolean => {
+  const digest = createHash("sha256").update(`xcb-reflex-explore-v1\0${head}\0${task}\0${revision}`, "utf8").digest()
+  return digest[0]! < 26
+}
