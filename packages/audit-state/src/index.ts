@@ -1,4 +1,80 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * The package's one error (closed `code` set).
+ *
+ * @since 0.1.0
+ */
+export * as AuditError from "./AuditError.js"
+
+/**
+ * The `AuditStore` service: verbs as transactions, import/export, dispatches, events.
+ *
+ * @since 0.1.0
+ */
+export * as AuditStore from "./AuditStore.js"
+
+/**
+ * The self-contained HTML dashboard.
+ *
+ * @since 0.1.0
+ */
+export * as Dashboard from "./Dashboard.js"
+
+/**
+ * The `next` decision: the pure priority function and the state-level gates.
+ *
+ * @since 0.1.0
+ */
+export * as Decision from "./Decision.js"
+
+/**
+ * The hash-chained event stream.
+ *
+ * @since 0.1.0
+ */
+export * as Events from "./Events.js"
+
+/**
+ * `metrics --json` / `status --json`: closed, versioned payloads.
+ *
+ * @since 0.1.0
+ */
+export * as Metrics from "./Metrics.js"
+
+/**
+ * The audited project on disk: views, drift, lint, orchestrator.conf, subject resolution.
+ *
+ * @since 0.1.0
+ */
+export * as Project from "./Project.js"
+
+/**
+ * The state document: model, closed validation, canonical bytes.
+ *
+ * @since 0.1.0
+ */
+export * as State from "./State.js"
+
+/**
+ * The write verbs and dispatch authorization.
+ *
+ * @since 0.1.0
+ */
+export * as Verbs from "./Verbs.js"
+
+/**
+ * LEDGER.md and frontmatter rendering, drift comparison.
+ *
+ * @since 0.1.0
+ */
+export * as Views from "./Views.js"
+
+/**
+ * Closed vocabularies and tables.
+ *
+ * @since 0.1.0
+ */
+export * as Vocabulary from "./Vocabulary.js"

@@ -1,0 +1,317 @@
+/**
+ * The audited project on disk: `<project>/audit/` holds the state database (`state.sqlite`),
+ * the generated views (`LEDGER.md`, frontmatter blocks in `findings/…`), pass reports, plans,
+ * construal bodies and `orchestrator.conf`. This module renders and verifies views, lints the
+ * tree, reads the decision config, and resolves `file-finding` locators against the subject.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as AuditError from "./AuditError.js"
+import * as Decision from "./Decision.js"
+import * as State from "./State.js"
+import type * as Verbs from "./Verbs.js"
+import * as Views from "./Views.js"
+import { PATTERNS, TERMINAL } from "./Vocabulary.js"
+
+/**
+ * Paths of one audited project.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProjectPaths {
+  readonly project: string
+  readonly audit: string
+  readonly database: string
+  readonly ledger: string
+  readonly conf: string
+}
+
+/**
+ * Resolve a project directory's paths.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const paths = (project: string): ProjectPaths => {
+  const root = nodePath.resolve(project)
+  const audit = nodePath.join(root, "audit")
+  return {
+    project: root,
+    audit,
+    database: nodePath.join(audit, "state.sqlite"),
+    ledger: nodePath.join(audit, "LEDGER.md"),
+    conf: nodePath.join(audit, "orchestrator.conf")
+  }
+}
+
+const ioError = (what: string) => (e: { readonly message: string }) => AuditError.make("io", `${what}: ${e.message}`)
+
+const readOptional = (file: string) =>
+  Effect.gen(function*() {
+    const fsys = yield* FileSystem.FileSystem
+    const exists = yield* fsys.exists(file).pipe(Effect.mapError(ioError(file)))
+    if (!exists) return undefined
+    return yield* fsys.readFileString(file).pipe(Effect.mapError(ioError(file)))
+  })
+
+const inside = (audit: string, rel: string): string | undefined => {
+  const full = nodePath.resolve(audit, rel)
+  return full.startsWith(audit + nodePath.sep) ? full : undefined
+}
+
+/**
+ * Every path the state names (record bodies, plan and construal bodies, pass reports) that is not
+ * a plain relative path inside `audit/`.
+ *
+ * @since 0.1.0
+ * @category drift
+ */
+export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): ReadonlyArray<string> => {
+  const named = [
+    ...State.records(doc).map((r) => [r.id, r.body_path] as const),
+    ...(doc.plans ?? []).map((x) => [x.id, x.body_path] as const),
+    ...(doc.construals ?? []).map((x) => [x.key, x.body_path] as const),
+    ...(doc.queue ?? []).flatMap((x) => x.coverage ? [[x.id, x.coverage.report_path] as const] : [])
+  ]
+  return named.filter(([, rel]) => inside(p.audit, rel) === undefined).map(([id, rel]) => `${id}: '${rel}'`)
+}
+
+/**
+ * Compare every generated view with what the state renders.
+ *
+ * @since 0.1.0
+ * @category drift
+ */
+export const verifyViews = Effect.fn("Project.verifyViews")(function*(p: ProjectPaths, doc: State.StateDoc) {
+  const drifts: Array<Views.Drift> = []
+  const ledger = Views.compare("LEDGER.md", yield* readOptional(p.ledger), Views.renderLedger(doc))
+  if (ledger) drifts.push(ledger)
+  for (const r of State.records(doc)) {
+    const file = inside(p.audit, r.body_path)
+    if (file === undefined) continue
+    const text = yield* readOptional(file)
+    const expected = Views.renderFrontmatter(r)
+    const block = text === undefined ? undefined : Views.splitBlock(text).block ?? ""
+    const d = Views.compare(r.body_path, block, expected)
+    if (d) drifts.push(d)
+  }
+  return drifts as ReadonlyArray<Views.Drift>
+})
+
+/**
+ * Fail with a `drift` error when any view disagrees with state.
+ *
+ * @since 0.1.0
+ * @category drift
+ */
+export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(p: ProjectPaths, doc: State.StateDoc) {
+  const drifts = yield* verifyViews(p, doc)
+  if (drifts.length > 0) {
+    return yield* Effect.fail(AuditError.make("drift", Views.driftMessage(drifts), { drifts }))
+  }
+})
+
+/**
+ * Render every view from state (only files whose content changes are written). Returns the
+ * drift it overwrote.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const renderViews = Effect.fn("Project.renderViews")(function*(p: ProjectPaths, doc: State.StateDoc) {
+  const fsys = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const destroyed = yield* verifyViews(p, doc)
+  const write = (file: string, content: string) =>
+    Effect.gen(function*() {
+      const current = yield* readOptional(file)
+      if (current === content) return false
+      yield* fsys.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(ioError(file)))
+      yield* fsys.writeFileString(file + ".tmp", content).pipe(Effect.mapError(ioError(file)))
+      yield* fsys.rename(file + ".tmp", file).pipe(Effect.mapError(ioError(file)))
+      return true
+    })
+  let written = 0
+  if (yield* write(p.ledger, Views.renderLedger(doc))) written++
+  for (const r of State.records(doc)) {
+    const file = inside(p.audit, r.body_path)
+    if (file === undefined) {
+      return yield* Effect.fail(
+        AuditError.make("invalid-state", `${r.id}.body_path '${r.body_path}' is not a path inside audit/`)
+      )
+    }
+    const next = Views.applyFrontmatter(yield* readOptional(file), r)
+    if (yield* write(file, next)) written++
+  }
+  return { destroyed, written }
+})
+
+/**
+ * Read `audit/orchestrator.conf` (`key = value` lines). Known keys are validated and
+ * coerced; a bad value is an `invalid-input` error naming the key.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const readConfig = Effect.fn("Project.readConfig")(function*(p: ProjectPaths) {
+  const text = yield* readOptional(p.conf)
+  return yield* Effect.suspend(() => {
+    const parsed = parseConfig(text ?? "")
+    return typeof parsed === "string"
+      ? Effect.fail(AuditError.make("invalid-input", `orchestrator.conf: ${parsed}`))
+      : Effect.succeed(parsed)
+  })
+})
+
+const TRUE = ["1", "true", "yes", "on"]
+const FALSE = ["0", "false", "no", "off"]
+
+/**
+ * Parse `orchestrator.conf` text (pure).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const parseConfig = (text: string): Decision.DecisionConfig | string => {
+  let config: Decision.DecisionConfig = Decision.defaultConfig
+  const lines = text.split(/\r?\n/)
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!.replace(/#.*$/, "").trim()
+    if (line === "") continue
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*(.*)$/.exec(line)
+    if (!m) return `line ${k + 1}: expected 'key = value', found '${line}'`
+    const [, key, value] = m as unknown as [string, string, string]
+    const bool = () => {
+      if (TRUE.includes(value.toLowerCase())) return true
+      if (FALSE.includes(value.toLowerCase())) return false
+      return `line ${k + 1}: ${key} must be one of ${[...TRUE, ...FALSE].join(", ")}, found '${value}'`
+    }
+    const int = (min: number) =>
+      /^[0-9]+$/.test(value) && Number(value) >= min
+        ? Number(value)
+        : `line ${k + 1}: ${key} must be an integer >= ${min}, found '${value}'`
+    switch (key) {
+      case "triage_batch_cap": {
+        const v = int(0)
+        if (typeof v === "string") return v
+        config = { ...config, triageBatchCap: v }
+        break
+      }
+      case "batch_size": {
+        const v = int(1)
+        if (typeof v === "string") return v
+        config = { ...config, batchSize: v }
+        break
+      }
+      case "construal_gate": {
+        const v = bool()
+        if (typeof v === "string") return v
+        config = { ...config, construalGate: v }
+        break
+      }
+      case "audit_over_critical": {
+        const v = bool()
+        if (typeof v === "string") return v
+        config = { ...config, auditOverCritical: v }
+        break
+      }
+      default:
+        break // operator keys this package does not read (timeouts, budgets, …) are left to their owners
+    }
+  }
+  return config
+}
+
+/**
+ * Lint the project: state + views, referenced files exist, orphan Markdown, refusal prose,
+ * norm-ruling tokens. Returns the issues (empty = clean).
+ *
+ * @since 0.1.0
+ * @category lint
+ */
+export const lint = Effect.fn("Project.lint")(function*(p: ProjectPaths, doc: State.StateDoc) {
+  const fsys = yield* FileSystem.FileSystem
+  const issues: Array<string> = []
+  const drifts = yield* verifyViews(p, doc)
+  if (drifts.length > 0) issues.push(Views.driftMessage(drifts))
+  const referenced = new Set<string>()
+  const need = (rel: string, what: string) =>
+    Effect.gen(function*() {
+      referenced.add(nodePath.normalize(rel))
+      const file = inside(p.audit, rel)
+      if (file === undefined) {
+        issues.push(`${what}: '${rel}' is not a path inside audit/`)
+        return
+      }
+      if (!(yield* fsys.exists(file).pipe(Effect.mapError(ioError(file))))) {
+        issues.push(`${what}: ${rel} does not exist`)
+      }
+    })
+  for (const r of State.records(doc)) {
+    yield* need(r.body_path, `${r.id} body`)
+    if (r.refusal !== undefined && !TERMINAL.has(r.status)) {
+      const text = yield* readOptional(nodePath.join(p.audit, r.body_path))
+      if (text === undefined || !/^##\s+Refusal\s*$/m.test(text)) {
+        issues.push(`${r.id}: refusal '${r.refusal}' without a '## Refusal' section`)
+      }
+    }
+    if (r.norm_ruling !== undefined && r.norm_ruling !== "pending" && !PATTERNS.normRuling.test(r.norm_ruling)) {
+      issues.push(`${r.id}: norm_ruling '${r.norm_ruling}' is not a ruling token (N1, N1-over-N4)`)
+    }
+  }
+  for (const plan of doc.plans ?? []) yield* need(plan.body_path, `${plan.id} body`)
+  for (const c of doc.construals ?? []) yield* need(c.body_path, `construal ${c.key} body`)
+  for (const pass of doc.queue ?? []) if (pass.coverage) yield* need(pass.coverage.report_path, `${pass.id} report`)
+  for (const dir of ["findings", "plans", "construals", "passes"]) {
+    const full = nodePath.join(p.audit, dir)
+    if (!(yield* fsys.exists(full).pipe(Effect.mapError(ioError(full))))) continue
+    const names = yield* fsys.readDirectory(full).pipe(Effect.mapError(ioError(full)))
+    for (const name of [...names].sort()) {
+      if (!name.endsWith(".md")) continue
+      const rel = nodePath.join(dir, name)
+      if (!referenced.has(rel)) issues.push(`${rel}: orphan — no state record references it`)
+    }
+  }
+  return issues as ReadonlyArray<string>
+})
+
+/**
+ * A subject resolver reading the audited material from the project's working tree: the path
+ * must exist, the line range must be inside the file, and the hash must be the sha-256 of
+ * its bytes.
+ *
+ * @since 0.1.0
+ * @category subject
+ */
+export const workingTreeSubject = (project: string): Verbs.SubjectResolver => ({
+  check: (rel, lines, sourceHash) => {
+    const full = nodePath.resolve(project, rel)
+    if (!full.startsWith(nodePath.resolve(project) + nodePath.sep)) {
+      return `--locator '${rel}' is not a path inside the subject`
+    }
+    let bytes: Buffer
+    try {
+      bytes = fs.readFileSync(full)
+    } catch {
+      return `--locator '${rel}' does not exist in the subject commit (the working tree of ${project})`
+    }
+    if (lines !== undefined) {
+      const count = bytes.toString("utf8").split("\n").length - (bytes.at(-1) === 10 ? 1 : 0)
+      if (lines[1] > count || lines[0] < 1 || lines[0] > lines[1]) {
+        return `--locator ${rel}:${lines[0]}${lines[1] !== lines[0] ? `-${lines[1]}` : ""} names line ${
+          lines[1]
+        }, but ${rel} has ${count} line(s)`
+      }
+    }
+    const actual = createHash("sha256").update(bytes).digest("hex")
+    if (actual !== sourceHash) return `--source-hash ${sourceHash} is not the sha-256 of ${rel} (${actual})`
+    return undefined
+  }
+})

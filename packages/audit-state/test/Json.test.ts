@@ -1,0 +1,92 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import * as Json from "../src/internal/json.js"
+
+const sortDeep = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(sortDeep)
+    : typeof v === "object" && v !== null
+    ? Object.fromEntries(Object.keys(v).sort(Json.codePointCompare).map((k) => [k, sortDeep((v as any)[k])]))
+    : v
+
+const value = fc.letrec((tie) => ({
+  v: fc.oneof(
+    { depthSize: "small" },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.fullUnicodeString(),
+    fc.array(tie("v"), { maxLength: 4 }),
+    fc.dictionary(fc.fullUnicodeString({ maxLength: 6 }), tie("v"), { maxKeys: 4 })
+  )
+})).v
+
+describe("internal/json (Python-compatible encoding)", () => {
+  it("parse ∘ dumpsPretty is the identity, and compact output matches JSON.stringify of the sorted value", () =>
+    fc.assert(
+      fc.property(value, (v) => {
+        assert.deepStrictEqual(Json.parse(Json.dumpsPretty(v)), v as Json.Json)
+        assert.strictEqual(Json.dumpsCompact(v, false), JSON.stringify(sortDeep(v)))
+        assert.match(Json.dumpsCompact(v, true), /^[\x00-\x7f]*$/)
+        assert.deepStrictEqual(Json.parse(Json.dumpsCompact(v, true)), v as Json.Json)
+      }),
+      { numRuns: 300 }
+    ))
+
+  it("the JSON.stringify fast path equals the reference encoder, including floats, NUL and surrogates", () =>
+    fc.assert(
+      fc.property(
+        fc.letrec((tie) => ({
+          v: fc.oneof(
+            { depthSize: "small" },
+            fc.double({ noNaN: true, noDefaultInfinity: true }),
+            fc.integer().map((n) => new Json.PyFloat(n)),
+            fc.constantFrom("a\u0000b", "\ud800", "x\udc00", "😀", "\u2028", "\u007f"),
+            fc.fullUnicodeString(),
+            fc.array(tie("v"), { maxLength: 3 }),
+            fc.dictionary(
+              fc.oneof(fc.fullUnicodeString({ maxLength: 4 }), fc.constantFrom("10", "2", "__proto__")),
+              tie("v"),
+              {
+                maxKeys: 3
+              }
+            )
+          )
+        })).v,
+        (v) => assert.strictEqual(Json.dumpsPretty(v), Json.dumpsPrettySlow(v))
+      ),
+      { numRuns: 500 }
+    ))
+
+  it("Python float repr round-trips every double", () =>
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
+        const text = Json.pyFloat(x)
+        assert.strictEqual(Number(text), x)
+        assert.match(text, /^-?(\d+\.\d+|\d(\.\d+)?e[+-]\d{2,3})$/)
+      }),
+      { numRuns: 1000 }
+    ))
+
+  it("Python float repr examples and 12.0 vs 12 survive a round trip", () => {
+    assert.strictEqual(Json.pyFloat(1e16), "1e+16")
+    assert.strictEqual(Json.pyFloat(1e15), "1000000000000000.0")
+    assert.strictEqual(Json.pyFloat(0.0001), "0.0001")
+    assert.strictEqual(Json.pyFloat(1.5e-5), "1.5e-05")
+    assert.strictEqual(Json.pyFloat(12.5), "12.5")
+    const doc = "{\n  \"a\": 12.0,\n  \"b\": 12,\n  \"c\": \"\\u0001 é \\\"\"\n}"
+    assert.strictEqual(Json.dumpsPretty(Json.parse(doc)), doc)
+    assert.strictEqual(Json.dumpsCompact("é\u007f", true), "\"\\u00e9\u007f\"")
+  })
+
+  it("hostile input: unterminated, deep and trailing data are syntax errors with positions", () => {
+    assert.instanceOf(Json.parse("\"abc"), Json.JsonSyntaxError)
+    assert.instanceOf(Json.parse("[".repeat(10_000)), Json.JsonSyntaxError)
+    const extra = Json.parse("{}\n x")
+    assert.instanceOf(extra, Json.JsonSyntaxError)
+    if (extra instanceof Json.JsonSyntaxError) assert.deepStrictEqual([extra.line, extra.column], [2, 2])
+    const proto = Json.parse("{\"__proto__\": {\"polluted\": true}}") as any
+    assert.isUndefined(({} as any).polluted)
+    assert.deepStrictEqual(Object.keys(proto), ["__proto__"])
+  })
+})
