@@ -4,7 +4,11 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as Audit from "./commands/audit.js"
+import * as Algal from "./commands/algal/index.js"
 import * as Doctor from "./commands/doctor.js"
+import * as Policy from "./commands/policy.js"
+import * as Reflex from "./commands/reflex/index.js"
 import { cliVersion } from "./internal/versions.js"
 
 /**
@@ -17,7 +21,11 @@ export const root = Command.make("steward").pipe(
   Command.withDescription("Steward: reflexes, bounded agent programs, audits and governance for coding agents"),
   // Areas: one module each under commands/. Keep this list in `steward --help` order.
   Command.withSubcommands([
-    Doctor.command
+    Algal.command,
+    Audit.command,
+    Doctor.command,
+    Policy.command,
+    Reflex.command
   ])
 )
 
