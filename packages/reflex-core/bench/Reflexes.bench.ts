@@ -10,6 +10,7 @@ import * as Learning from "../src/Learning.js"
 import * as Params from "../src/Params.js"
 import * as Reflexes from "../src/Reflexes.js"
 import * as ReflexLedger from "../src/ReflexLedger.js"
+import { referenceFit } from "../test/fitReference.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reflex-bench-"))
 
@@ -92,6 +93,17 @@ describe("certification", () => {
   }, { iterations: 5, time: 0 })
 })
 
+// The fit kernel alone, against the previous kernel (same inputs, same heads: ADR 0450).
+const window = labeled.slice(0, 1500)
+describe("fit", () => {
+  bench("fit the unfinished head on 1,500 labeled turns (600 iterations)", () => {
+    Learning.fit(prior, window)
+  }, { iterations: 10, time: 0 })
+  bench("same fit with the previous kernel (test/fitReference.ts)", () => {
+    referenceFit(prior, window)
+  }, { iterations: 10, time: 0 })
+})
+
 let batch = 0
 const history = (b: number) =>
   Array.from({ length: 4096 }, (_, i) => {
@@ -114,8 +126,19 @@ describe("import", () => {
   }, { iterations: 5, time: 0 })
 })
 
+// The user-visible import (what `steward reflex import settle FILE` runs): store, replay from the
+// active generation and adopt won heads, certify both heads. The first runs on generation 0 (the
+// adoption replays are the certification replays); the second on the generation the first adopted
+// (the certification replays reuse the adoption replays' fits).
 describe("import with learning", () => {
   bench("import 4,096 settle lines, then replay-adopt and certify both heads", async () => {
+    const text = history(batch++)
+    await runtime.runPromise(Effect.flatMap(Reflexes.Reflexes, (r) => r.importHistory("settle", text)))
+  }, { iterations: 1, warmupIterations: 0, time: 0 })
+})
+
+describe("import with learning onto an adopted generation", () => {
+  bench("import 4,096 settle lines onto an adopted generation (adoption and certification replays)", async () => {
     const text = history(batch++)
     await runtime.runPromise(Effect.flatMap(Reflexes.Reflexes, (r) => r.importHistory("settle", text)))
   }, { iterations: 1, warmupIterations: 0, time: 0 })

@@ -7,6 +7,8 @@
  */
 import { createHash } from "node:crypto"
 import type { Features } from "./Features.js"
+import type { Encodings } from "./internal/fitCore.js"
+import { fitCore } from "./internal/fitCore.js"
 import type { Comparison, Head, Metrics } from "./Params.js"
 import { sameHead, sigmoid } from "./Params.js"
 
@@ -99,43 +101,8 @@ export const CERTIFY_Z = 2.33
  */
 export const round4 = (x: number): number => Math.sign(x) * Math.round(Math.abs(x) * 10000) / 10000
 
-const clamp64 = (x: number): number => Math.max(-64, Math.min(64, x))
-
-interface Encoded {
-  readonly idx: ReadonlyArray<number>
-  readonly val: ReadonlyArray<number>
-  readonly key: string
-}
-
 // Sparse encodings of examples per feature-name signature, cached across the many fits of a replay.
-const encodings = new WeakMap<Example, { readonly signature: string; readonly encoded: Encoded | null }>()
-
-const encode = (names: ReadonlyArray<string>, signature: string, ex: Example): Encoded | null => {
-  const cached = encodings.get(ex)
-  if (cached !== undefined && cached.signature === signature) return cached.encoded
-  let encoded: Encoded | null = null
-  let covered = true
-  for (const name of names) {
-    if (!(name in ex.features)) {
-      covered = false
-      break
-    }
-  }
-  if (covered) {
-    const idx: Array<number> = []
-    const val: Array<number> = []
-    for (let j = 0; j < names.length; j++) {
-      const v = ex.features[names[j]!]
-      if (typeof v === "number" && Number.isFinite(v) && v !== 0) {
-        idx.push(j)
-        val.push(v)
-      }
-    }
-    encoded = { idx, val, key: `${idx.join(",")}|${val.join(",")}` }
-  }
-  encodings.set(ex, { signature, encoded })
-  return encoded
-}
+const encodings: Encodings = new WeakMap()
 
 /**
  * Anchored MAP logistic regression: full-batch gradient descent on weighted log loss plus a
@@ -146,118 +113,8 @@ const encode = (names: ReadonlyArray<string>, signature: string, ex: Example): E
  * @since 0.1.0
  * @category fit
  */
-export const fit = (prior: Head, examples: ReadonlyArray<Example>, options: FitOptions = defaultFitOptions): Head => {
-  const names = Object.keys(prior.weights).sort()
-  const signature = names.join(",")
-  const k = names.length
-  // Rows with identical features are merged: Σ wᵢ(σ(z) − yᵢ)x = (W·σ(z) − Σ wᵢyᵢ)x, so each
-  // distinct feature vector costs one evaluation per iteration.
-  const groups = new Map<string, number>()
-  const rows: Array<Encoded> = []
-  const wys: Array<number> = []
-  const ws: Array<number> = []
-  let sumW = 0
-  for (const ex of examples) {
-    if (!(ex.weight > 0 && ex.weight <= 1)) continue
-    const e = encode(names, signature, ex)
-    if (e === null) continue
-    sumW += ex.weight
-    const at = groups.get(e.key)
-    if (at !== undefined) {
-      ws[at] = ws[at]! + ex.weight
-      if (ex.label) wys[at] = wys[at]! + ex.weight
-      continue
-    }
-    groups.set(e.key, rows.length)
-    rows.push(e)
-    wys.push(ex.label ? ex.weight : 0)
-    ws.push(ex.weight)
-  }
-  if (sumW <= 0) return prior
-  const n = rows.length
-  // Columns whose every value is 0/1 are "binary"; rows sharing the same binary pattern share the
-  // part of the logit (and of the gradient) those columns contribute, computed once per pattern.
-  const binary = new Uint8Array(k).fill(1)
-  for (const r of rows) for (let q = 0; q < r.idx.length; q++) if (r.val[q] !== 1) binary[r.idx[q]!] = 0
-  const patterns = new Map<string, Array<number>>()
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!
-    const key = r.idx.filter((j) => binary[j] === 1).join(",")
-    const members = patterns.get(key)
-    if (members === undefined) patterns.set(key, [i])
-    else members.push(i)
-  }
-  const np = patterns.size
-  const pOff = new Int32Array(np + 1) // binary columns of each pattern
-  const mOff = new Int32Array(np + 1) // member rows of each pattern
-  const pCols: Array<number> = []
-  const order: Array<number> = []
-  let pi = 0
-  for (const [key, members] of patterns) {
-    if (key.length > 0) { for (const j of key.split(",")) pCols.push(Number(j)) }
-    pOff[pi + 1] = pCols.length
-    for (const i of members) order.push(i)
-    mOff[pi + 1] = order.length
-    pi++
-  }
-  const pcol = Int32Array.from(pCols)
-  // continuous part of each row, in pattern order
-  const cOff = new Int32Array(n + 1)
-  const cIdx: Array<number> = []
-  const cVal: Array<number> = []
-  const w = new Float64Array(n)
-  const wy = new Float64Array(n)
-  for (let m = 0; m < n; m++) {
-    const i = order[m]!
-    const r = rows[i]!
-    for (let q = 0; q < r.idx.length; q++) {
-      if (binary[r.idx[q]!] === 0) {
-        cIdx.push(r.idx[q]!)
-        cVal.push(r.val[q]!)
-      }
-    }
-    cOff[m + 1] = cIdx.length
-    w[m] = ws[i]!
-    wy[m] = wys[i]!
-  }
-  const cidx = Int32Array.from(cIdx)
-  const cval = Float64Array.from(cVal)
-  const { iterations, learningRate: lr, priorStrength: ps } = options
-  const b0 = prior.bias
-  const t0 = Float64Array.from(names.map((nm) => prior.weights[nm]!))
-  let b = b0
-  const t = Float64Array.from(t0)
-  const g = new Float64Array(k)
-  const denom = sumW + ps
-  for (let it = 0; it < iterations; it++) {
-    let gb = ps * (b - b0)
-    for (let j = 0; j < k; j++) g[j] = ps * (t[j]! - t0[j]!)
-    for (let p = 0; p < np; p++) {
-      let base = b
-      const ps0 = pOff[p]!
-      const ps1 = pOff[p + 1]!
-      for (let q = ps0; q < ps1; q++) base += t[pcol[q]!]!
-      let rsum = 0
-      const m1 = mOff[p + 1]!
-      for (let m = mOff[p]!; m < m1; m++) {
-        const start = cOff[m]!
-        const end = cOff[m + 1]!
-        let z = base
-        for (let q = start; q < end; q++) z += t[cidx[q]!]! * cval[q]!
-        const r = w[m]! / (1 + Math.exp(-z)) - wy[m]!
-        rsum += r
-        for (let q = start; q < end; q++) g[cidx[q]!] += r * cval[q]!
-      }
-      gb += rsum
-      for (let q = ps0; q < ps1; q++) g[pcol[q]!] += rsum
-    }
-    b -= lr * gb / denom
-    for (let j = 0; j < k; j++) t[j] = t[j]! - lr * g[j]! / denom
-  }
-  const weights: Record<string, number> = {}
-  for (let j = 0; j < k; j++) weights[names[j]!] = clamp64(round4(t[j]!))
-  return { bias: clamp64(round4(b)), weights, threshold: prior.threshold }
-}
+export const fit = (prior: Head, examples: ReadonlyArray<Example>, options: FitOptions = defaultFitOptions): Head =>
+  fitCore(prior, examples, options, encodings)
 
 const probabilityOf = (head: Head, names: ReadonlyArray<string>, features: Features): number => {
   let z = head.bias
@@ -489,6 +346,65 @@ export interface ReplayCache {
  */
 export const makeReplayCache = (): ReplayCache => ({})
 
+/**
+ * Fits of one example sequence, shared by every replay over that same array: a challenger is
+ * always fitted from the prior on a window of the examples, whatever head the replay started
+ * from, so the adoption replay (from the active head) and the certification replay (from the
+ * prior) fit the same windows. Exact: `fit` is a deterministic function of (prior, window,
+ * options), and the memo is only consulted for the array it was made for.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export interface FitMemo {
+  readonly examples: ReadonlyArray<Example>
+  readonly fits: Map<string, Head>
+}
+
+/**
+ * A fit memo for one example sequence (treat the array as immutable while the memo is in use).
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const makeFitMemo = (examples: ReadonlyArray<Example>): FitMemo => ({ examples, fits: new Map() })
+
+const memoKey = (prior: Head, options: FitOptions, from: number, to: number): string =>
+  `${from}:${to}\0${JSON.stringify([prior, options])}`
+
+/**
+ * Record a fit of `memo.examples[from, to)` made elsewhere (e.g. on a worker thread running the
+ * same `fit`), so replays over those examples use it.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const rememberFit = (
+  memo: FitMemo,
+  prior: Head,
+  options: FitOptions,
+  from: number,
+  to: number,
+  head: Head
+): void => {
+  memo.fits.set(memoKey(prior, options, from, to), head)
+}
+
+/**
+ * The windows `[from, to)` a replay over `n` examples fits when every challenger differs from the
+ * current head and every trial runs its full 48 labels: the first after 16 labels, then one per
+ * decided trial. Worth fitting ahead of the replay; the replay fits any other window itself.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const scheduledFits = (n: number): Array<readonly [number, number]> => {
+  const out: Array<readonly [number, number]> = []
+  const step = Math.ceil(TRIAL_LABELS / TRAIN_EVERY) * TRAIN_EVERY
+  for (let seen = TRAIN_EVERY; seen <= n; seen += step) out.push([Math.max(0, seen - MAX_EXAMPLES), seen])
+  return out
+}
+
 const fingerprint = (e: Example): string => `${e.observation}\0${e.seq}\0${e.label ? 1 : 0}\0${e.weight}`
 
 /**
@@ -504,7 +420,8 @@ export const replay = (
   start: Head,
   examples: ReadonlyArray<Example>,
   options: FitOptions = defaultFitOptions,
-  cache?: ReplayCache
+  cache?: ReplayCache,
+  memo?: FitMemo
 ): { readonly predictions: ReadonlyArray<Prediction>; readonly head: Head; readonly promotions: number } => {
   let current = start
   let challenger: Head | undefined
@@ -532,6 +449,7 @@ export const replay = (
       from = cached.fingerprints.length
     }
   }
+  const shared = memo !== undefined && memo.examples === examples ? memo : undefined
   let currentNames = Object.keys(current.weights).sort()
   for (let i = from; i < examples.length; i++) {
     const example = examples[i]!
@@ -548,7 +466,13 @@ export const replay = (
       }
       challenger = undefined
     }
-    const candidate = fit(prior, examples.slice(Math.max(0, seen - MAX_EXAMPLES), seen), options)
+    const lo = Math.max(0, seen - MAX_EXAMPLES)
+    const fitId = shared === undefined ? "" : memoKey(prior, options, lo, seen)
+    let candidate = shared?.fits.get(fitId)
+    if (candidate === undefined) {
+      candidate = fit(prior, examples.slice(lo, seen), options)
+      shared?.fits.set(fitId, candidate)
+    }
     if (!sameHead(candidate, current)) {
       challenger = candidate
       fittedThrough = seen
@@ -621,6 +545,8 @@ export interface CertifyInput {
   readonly replayed?: ReturnType<typeof replay> | undefined
   /** Resume the prequential replay from an earlier pass over a prefix of these examples. */
   readonly cache?: ReplayCache | undefined
+  /** Fits already made over these same examples (e.g. by the import's adoption replay). */
+  readonly memo?: FitMemo | undefined
 }
 
 const fmt = (x: number): string => String(Math.round(x * 100) / 100)
@@ -636,7 +562,7 @@ const fmt = (x: number): string => String(Math.round(x * 100) / 100)
  */
 export const certify = (input: CertifyInput): Certificate => {
   const { actionable, floor, prior } = input
-  const replayed = input.replayed ?? replay(prior, prior, input.examples, input.options, input.cache)
+  const replayed = input.replayed ?? replay(prior, prior, input.examples, input.options, input.cache, input.memo)
   const eligible = replayed.predictions.filter((pr) =>
     operatorLabel(pr.example.source) && actionable(pr.example.features)
   )

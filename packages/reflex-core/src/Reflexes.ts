@@ -11,9 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as os from "node:os"
 import * as AlgalProgram from "./AlgalProgram.js"
 import type { Features } from "./Features.js"
 import * as Import from "./Import.js"
+import * as FitPool from "./internal/fitPool.js"
 import * as Labels from "./Labels.js"
 import * as Learning from "./Learning.js"
 import * as Params from "./Params.js"
@@ -280,6 +282,12 @@ export interface Options {
   /** How organisms become programs (default: `AlgalProgram.compile`). */
   readonly compile?: AlgalProgram.Compile
   readonly fit?: Learning.FitOptions
+  /**
+   * Worker threads that fit an import's scheduled challengers ahead of its replays. Default, at
+   * each import: the idle cores (available parallelism minus the 1-minute load average), at
+   * most 4; 0 or 1 fits on the calling thread only. Results are the same either way (ADR 0450).
+   */
+  readonly fitThreads?: number
 }
 
 /**
@@ -373,6 +381,9 @@ const decodeCertificate = (payload: string): Learning.Certificate | undefined =>
   }
 }
 
+// Imports with at least this many labels for a head fit on worker threads (when enabled).
+const PARALLEL_FROM = 512
+
 const token = /^[a-z0-9_.:-]{0,48}$/
 
 /**
@@ -428,6 +439,14 @@ export const make = (options: Options = {}) =>
     const config = options.config ?? ReflexConfig.defaults
     const compile = options.compile ?? AlgalProgram.compile
     const fitOptions = options.fit ?? Learning.defaultFitOptions
+    // Threads busy with other work make worker fits slower, not faster: only idle cores are used.
+    const fitThreads = () =>
+      Math.max(
+        0,
+        Math.floor(
+          options.fitThreads ?? Math.min(4, os.availableParallelism() - Math.round(os.loadavg()[0] ?? 0))
+        )
+      )
     const definitions = new Map<string, Loaded>()
     const byDigest = new Map<string, DecisionProgram>()
     for (const raw of [...Reflex.builtins, ...(options.reflexes ?? [])]) {
@@ -644,7 +663,11 @@ export const make = (options: Options = {}) =>
       replays: Readonly<
         Record<
           string,
-          { readonly examples: ReadonlyArray<Learning.Example>; readonly replayed: ReturnType<typeof Learning.replay> }
+          {
+            readonly examples: ReadonlyArray<Learning.Example>
+            readonly replayed?: ReturnType<typeof Learning.replay> | undefined
+            readonly memo?: Learning.FitMemo | undefined
+          }
         >
       > = {}
     ) =>
@@ -664,7 +687,8 @@ export const make = (options: Options = {}) =>
             previous,
             options: fitOptions,
             replayed: shared?.replayed,
-            cache: replayCache(l.definition.name, head)
+            cache: replayCache(l.definition.name, head),
+            memo: shared?.memo
           })
           const through = examples.reduce((m, e) => Math.max(m, e.seq), 0)
           yield* ledger.putCertificate(l.definition.name, head, {
@@ -1046,9 +1070,15 @@ export const make = (options: Options = {}) =>
       const inserted = yield* ledger.importRows(reflex, rows, now)
       let adoptedVersion: number | null = null
       // Replays from a prior-equal active head are the certification replays too: computed once.
+      // Otherwise the certification replay (from the prior) reuses the adoption replay's fits:
+      // every challenger is fitted from the prior on the same windows of the same examples.
       const shared: Record<
         string,
-        { examples: ReadonlyArray<Learning.Example>; replayed: ReturnType<typeof Learning.replay> }
+        {
+          examples: ReadonlyArray<Learning.Example>
+          replayed?: ReturnType<typeof Learning.replay>
+          memo: Learning.FitMemo
+        }
       > = {}
       if (opts?.learn === false) {
         const report: ImportReport = {
@@ -1065,12 +1095,35 @@ export const make = (options: Options = {}) =>
         const active = yield* activeParams(l.definition)
         const won: Record<string, Params.Head> = {}
         let trainedOn = 0
+        const histories: Array<{ head: string; examples: ReadonlyArray<Learning.Example>; memo: Learning.FitMemo }> = []
         for (const head of l.definition.heads) {
           const examples = yield* ledger.examples(reflex, head, Learning.MAX_EXAMPLES)
+          histories.push({ head, examples, memo: Learning.makeFitMemo(examples) })
+        }
+        // The replays' challengers, fitted ahead on worker threads (same function, same heads);
+        // should that fail, each replay fits its windows itself.
+        const threads = fitThreads()
+        if (threads > 1 && histories.some((h) => h.examples.length >= PARALLEL_FROM)) {
+          yield* FitPool.prefit(
+            histories.map(({ examples, head, memo }) => {
+              const prior = l.definition.prior.heads[head]!
+              return {
+                examples,
+                prior,
+                options: fitOptions,
+                windows: Learning.scheduledFits(examples.length),
+                store: (from: number, to: number, fitted: Params.Head) =>
+                  Learning.rememberFit(memo, prior, fitOptions, from, to, fitted)
+              }
+            }),
+            threads
+          ).pipe(Effect.catchAllCause(() => Effect.void))
+        }
+        for (const { examples, head, memo } of histories) {
           trainedOn = Math.max(trainedOn, examples.length)
           const prior = l.definition.prior.heads[head]!
-          const replayed = Learning.replay(prior, active.heads[head]!, examples, fitOptions)
-          if (Params.sameHead(active.heads[head]!, prior)) shared[head] = { examples, replayed }
+          const replayed = Learning.replay(prior, active.heads[head]!, examples, fitOptions, undefined, memo)
+          shared[head] = Params.sameHead(active.heads[head]!, prior) ? { examples, replayed, memo } : { examples, memo }
           if (replayed.promotions > 0 && !Params.sameHead(replayed.head, active.heads[head]!)) won[head] = replayed.head
         }
         if (Object.keys(won).length > 0) {

@@ -1,13 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Features from "../src/Features.js"
 import * as Gates from "../src/Gates.js"
+import * as FitPool from "../src/internal/fitPool.js"
 import * as Labels from "../src/Labels.js"
 import * as Learning from "../src/Learning.js"
 import * as Params from "../src/Params.js"
+import { referenceFit } from "./fitReference.js"
 
 const vectors = JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures/reflex-test-vectors.json"), "utf8"))
 
@@ -325,6 +327,152 @@ describe("fit and promotion", () => {
     assert.deepStrictEqual(a.predictions.map((p) => p.p), b.predictions.map((p) => p.p))
     assert.isTrue(a.promotions >= 1)
     assert.strictEqual(a.predictions[0]!.p, Params.probability(prior, f))
+  })
+})
+
+describe("fit kernel and shared fits (ADR 0450)", () => {
+  // The benchmark's corpus: the same varied finished turns `bench/Reflexes.bench.ts` imports.
+  const openings = [
+    "Updated the parser.",
+    "Fixed the flaky test.",
+    "Refactored the store.",
+    "Reviewed the diff.",
+    "## Summary\n\nShipped the change."
+  ]
+  const endings = [
+    "Next, I'll wire the CLI:",
+    "All tests pass and the PR is merged.",
+    "Should I open the PR and merge it?",
+    "I'm waiting on CI and will merge on green",
+    "Let me know if you want anything else.",
+    "Remaining: docs and the changelog.",
+    "I can't reach the registry from this sandbox."
+  ]
+  const corpus = (head: "unfinished" | "confirm", n: number) => {
+    const out: Array<Learning.Example> = []
+    for (let i = 0; out.length < n; i++) {
+      if ((i % 4 === 0) !== (head === "confirm")) continue
+      const text = `${openings[i % openings.length]} ${"detail ".repeat(i % 37)}${
+        endings[(i * 7 + 3) % endings.length]
+      }`
+      const features = Option.getOrThrow(Features.settleFeatures(text, Features.completedTurn, (i * 13) % 90))
+      out.push(example(out.length, features, i % 3 !== 0, "import", i % 5 === 0 ? 0.5 : 1))
+    }
+    return out
+  }
+
+  for (const head of ["unfinished", "confirm"] as const) {
+    it(`${head}: the fit equals the previous kernel on every window a replay of the corpus fits`, () => {
+      const prior = Params.settlePrior.heads[head]!
+      const xs = corpus(head, 1024)
+      for (let seen = Learning.TRAIN_EVERY; seen <= xs.length; seen += Learning.TRAIN_EVERY) {
+        const window = xs.slice(0, seen)
+        assert.deepStrictEqual(Learning.fit(prior, window), referenceFit(prior, window), `window of ${seen}`)
+      }
+    })
+  }
+
+  it("the fit equals the previous kernel on arbitrary examples (property)", () => {
+    const prior = Params.settlePrior.heads["unfinished"]!
+    const names = Object.keys(prior.weights).sort()
+    const value = fc.oneof(
+      fc.constant(0),
+      fc.constant(1),
+      fc.double({ min: -3, max: 3, noNaN: true }),
+      fc.constant(Number.NaN)
+    )
+    const row = fc.record({
+      values: fc.array(value, { minLength: names.length, maxLength: names.length }),
+      label: fc.boolean(),
+      weight: fc.oneof(fc.constant(1), fc.constant(0.5), fc.double({ min: -1, max: 2, noNaN: true }))
+    })
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 0, maxLength: 60 }), fc.integer({ min: 1, max: 80 }), (rows, its) => {
+        const xs = rows.map((r, i) =>
+          example(i, Object.fromEntries(names.map((n, j) => [n, r.values[j]!])), r.label, "import", r.weight)
+        )
+        const options = { ...Learning.defaultFitOptions, iterations: its }
+        assert.deepStrictEqual(Learning.fit(prior, xs, options), referenceFit(prior, xs, options))
+      }),
+      { numRuns: 150 }
+    )
+  })
+
+  it.effect(
+    "fits made on worker threads are the fits of the calling thread and cover a replay's schedule",
+    () =>
+      Effect.gen(function*() {
+        const jobs = (["unfinished", "confirm"] as const).map((head) => {
+          const prior = Params.settlePrior.heads[head]!
+          const examples = corpus(head, 600)
+          const memo = Learning.makeFitMemo(examples)
+          const windows = Learning.scheduledFits(examples.length)
+          const fitted = new Map<string, Params.Head>()
+          return { head, prior, examples, memo, windows, fitted }
+        })
+        yield* FitPool.prefit(
+          jobs.map((j) => ({
+            examples: j.examples,
+            prior: j.prior,
+            options: Learning.defaultFitOptions,
+            windows: j.windows,
+            store: (from: number, to: number, head: Params.Head) => {
+              j.fitted.set(`${from}:${to}`, head)
+              Learning.rememberFit(j.memo, j.prior, Learning.defaultFitOptions, from, to, head)
+            }
+          })),
+          2
+        )
+        for (const j of jobs) {
+          assert.strictEqual(j.fitted.size, j.windows.length)
+          for (const [from, to] of j.windows) {
+            assert.deepStrictEqual(j.fitted.get(`${from}:${to}`), Learning.fit(j.prior, j.examples.slice(from, to)))
+          }
+          const size = j.memo.fits.size
+          const replayed = Learning.replay(j.prior, j.prior, j.examples, undefined, undefined, j.memo)
+          assert.strictEqual(j.memo.fits.size, size, `${j.head}: the schedule covered every fit`)
+          const alone = Learning.replay(j.prior, j.prior, j.examples)
+          assert.deepStrictEqual(replayed.head, alone.head)
+          assert.deepStrictEqual(replayed.predictions.map((p) => p.p), alone.predictions.map((p) => p.p))
+        }
+      }),
+    { timeout: 120_000 }
+  )
+
+  it("a replay sharing a fit memo equals replays without it; a memo of another array is ignored", () => {
+    const prior = Params.settlePrior.heads["unfinished"]!
+    const xs = corpus("unfinished", 400)
+    const strip = (r: ReturnType<typeof Learning.replay>) => ({
+      head: r.head,
+      promotions: r.promotions,
+      p: r.predictions.map((x) => x.p)
+    })
+    const active = Learning.replay(prior, prior, xs).head
+    assert.notDeepEqual(active, prior)
+    const memo = Learning.makeFitMemo(xs)
+    const adoption = Learning.replay(prior, active, xs, undefined, undefined, memo)
+    const fitted = memo.fits.size
+    assert.isTrue(fitted > 0)
+    const certification = Learning.replay(prior, prior, xs, undefined, undefined, memo)
+    assert.deepStrictEqual(strip(adoption), strip(Learning.replay(prior, active, xs)))
+    assert.deepStrictEqual(strip(certification), strip(Learning.replay(prior, prior, xs)))
+    const other = xs.map((e, i) => (i === 20 ? { ...e, label: !e.label } : e))
+    assert.deepStrictEqual(
+      strip(Learning.replay(prior, prior, other, undefined, undefined, memo)),
+      strip(Learning.replay(prior, prior, other))
+    )
+    const c = Learning.certify({
+      head: "unfinished",
+      prior,
+      examples: xs,
+      floor: 0.75,
+      actionable: () => true,
+      memo
+    })
+    assert.deepStrictEqual(
+      c,
+      Learning.certify({ head: "unfinished", prior, examples: xs, floor: 0.75, actionable: () => true })
+    )
   })
 })
 

@@ -488,6 +488,56 @@ describe("Reflexes: import", () => {
     }).pipe(Effect.provide(engine())))
 })
 
+describe("Reflexes: import fits on worker threads (ADR 0450)", () => {
+  const openings = ["Updated the parser.", "Fixed the flaky test.", "Reviewed the diff.", "## Summary\n\nShipped it."]
+  const endings = [
+    "Next, I'll wire the CLI:",
+    "All tests pass and the PR is merged.",
+    "Should I open the PR and merge it?",
+    "Remaining: docs and the changelog.",
+    "Let me know if you want anything else."
+  ]
+  const history = (batch: number, n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        id: `b${batch}-${i}`,
+        text: `${openings[i % openings.length]} ${"detail ".repeat((i * batch) % 23)}${endings[(i * 3 + batch) % 5]}`,
+        label: (i * 7 + batch) % 5 < 3,
+        tool_calls: (i * 13) % 90,
+        head: i % 5 === 0 ? "confirm" : "unfinished"
+      })).join("\n")
+
+  const run = (fitThreads: number) =>
+    Effect.gen(function*() {
+      const reflexes = yield* Reflexes.Reflexes
+      const ledger = yield* ReflexLedger.ReflexLedger
+      // the second import runs on the generation the first one adopted
+      const reports = [
+        yield* reflexes.importHistory("settle", history(1, 800)),
+        yield* reflexes.importHistory("settle", history(2, 800))
+      ]
+      const generations = (yield* ledger.generations("settle")).map((g) => g.payload)
+      const certificates: Array<string> = []
+      for (const head of ["unfinished", "confirm"]) {
+        certificates.push(Option.getOrThrow(yield* ledger.certificate("settle", head)).payload)
+      }
+      return { reports, generations, certificates }
+    }).pipe(Effect.provide(engine({ fitThreads })))
+
+  it.effect(
+    "the same reports, generations and certificates as fitting on the calling thread",
+    () =>
+      Effect.gen(function*() {
+        const alone = yield* run(0)
+        const workers = yield* run(2)
+        assert.isNotNull(alone.reports[0]!.adoptedVersion, "the first import adopts a won head")
+        assert.isTrue(alone.generations.length >= 1)
+        assert.deepStrictEqual(workers, alone)
+      }),
+    { timeout: 120_000 }
+  )
+})
+
 describe("Reflexes: user-defined reflexes", () => {
   // A "review" reflex: should a finished diff get a second reviewer? One head, its own features,
   // organism and label mapping, through the same ledger, training, certification and gates.
