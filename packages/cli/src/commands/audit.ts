@@ -25,6 +25,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Types from "effect/Types"
 import { cannotRun, type CommandFailure, NegativeResult, refused } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as HostSql from "../HostSql.js"
@@ -151,6 +152,28 @@ const writeVerb = (
         (r) => `${r.message} (state revision ${r.state_revision})`
       )
     }))
+
+/**
+ * A write verb command: the shared options (`--json`, `--state-dir`, `--project`, `--expect-revision`)
+ * plus the verb's own, turned into one `VerbRequest` and applied by `writeVerb`.
+ */
+const verbCommand = <const Config extends Command.Command.Config>(
+  name: string,
+  description: string,
+  config: Config,
+  toRequest: (args: Types.Simplify<Command.Command.ParseConfig<Config>>) => Verbs.VerbRequest
+) =>
+  Command.make(name, { ...common, expect: expectRevision, ...config }, (parsed) => {
+    // TypeScript cannot see through the generic spread; the shared keys are present by construction.
+    const a = parsed as unknown as SharedArgs & Types.Simplify<Command.Command.ParseConfig<Config>>
+    return Effect.flatMap(resolveProject(a.project), (p) => writeVerb(a.json, p, toRequest(a), a.expect))
+  }).pipe(Command.withDescription(description))
+
+interface SharedArgs {
+  readonly json: boolean
+  readonly project: Option.Option<string>
+  readonly expect: Option.Option<number>
+}
 
 const readBody = (p: Project.ProjectPaths, rel: string) =>
   Effect.gen(function*() {
@@ -279,201 +302,96 @@ const next = Command.make(
 // ---------------------------------------------------------------------------------------------
 // write verbs
 
-const setStatus = Command.make(
-  "set-status",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "ID" }),
-    status: Args.text({ name: "STATUS" }),
-    next: opt("next", "Set the record's next actor"),
-    retake: opt("retake", "human:<label> — clears the ⚠ needs-human flag")
-  },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) =>
-        writeVerb(
-          a.json,
-          p,
-          { verb: "set-status", id: a.id, status: a.status, next: u(a.next), retake: u(a.retake) },
-          a.expect
-        )
-    )
-).pipe(Command.withDescription("Move a finding along the §5 transition table"))
+const setStatus = verbCommand("set-status", "Move a finding along the §5 transition table", {
+  id: Args.text({ name: "ID" }),
+  status: Args.text({ name: "STATUS" }),
+  next: opt("next", "Set the record's next actor"),
+  retake: opt("retake", "human:<label> — clears the ⚠ needs-human flag")
+}, (a) => ({ verb: "set-status", id: a.id, status: a.status, next: u(a.next), retake: u(a.retake) }))
 
-const recordFix = Command.make(
-  "record-fix",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "ID" }),
-    session: req("session", "The fixing session (16 hex), bound to the open dispatch"),
-    plan: opt("plan", "RP-NNNN the fix executed"),
-    scope: opt("scope", "The admitted scope of the fix")
-  },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) =>
-        writeVerb(
-          a.json,
-          p,
-          { verb: "record-fix", id: a.id, session: a.session, plan: u(a.plan), scope: u(a.scope) },
-          a.expect
-        )
-    )
-).pipe(Command.withDescription("planned -> fixed, recording who fixed it"))
+const recordFix = verbCommand("record-fix", "planned -> fixed, recording who fixed it", {
+  id: Args.text({ name: "ID" }),
+  session: req("session", "The fixing session (16 hex), bound to the open dispatch"),
+  plan: opt("plan", "RP-NNNN the fix executed"),
+  scope: opt("scope", "The admitted scope of the fix")
+}, (a) => ({ verb: "record-fix", id: a.id, session: a.session, plan: u(a.plan), scope: u(a.scope) }))
 
-const recordVerdict = Command.make(
-  "record-verdict",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "ID" }),
-    verdict: req("verdict", "closed | reopened"),
-    session: req("session", "The verifying session (16 hex)"),
-    reason: opt("reason", "Why (recorded on the event)")
-  },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) =>
-      writeVerb(
-        a.json,
-        p,
-        { verb: "record-verdict", id: a.id, verdict: a.verdict, session: a.session, reason: u(a.reason) },
-        a.expect
-      ))
-).pipe(Command.withDescription("fixed -> closed | reopened (never by the fixer)"))
+const recordVerdict = verbCommand("record-verdict", "fixed -> closed | reopened (never by the fixer)", {
+  id: Args.text({ name: "ID" }),
+  verdict: req("verdict", "closed | reopened"),
+  session: req("session", "The verifying session (16 hex)"),
+  reason: opt("reason", "Why (recorded on the event)")
+}, (a) => ({ verb: "record-verdict", id: a.id, verdict: a.verdict, session: a.session, reason: u(a.reason) }))
 
-const admitConstrual = Command.make(
-  "admit-construal",
-  {
-    ...common,
-    expect: expectRevision,
-    key: Args.text({ name: "KEY" }),
-    admitter: req("admitter", "human:<label> or a 16-hex session")
-  },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) => writeVerb(a.json, p, { verb: "admit-construal", key: a.key, admitter: a.admitter }, a.expect)
-    )
-).pipe(Command.withDescription("Admit a proposed construal"))
+const admitConstrual = verbCommand("admit-construal", "Admit a proposed construal", {
+  key: Args.text({ name: "KEY" }),
+  admitter: req("admitter", "human:<label> or a 16-hex session")
+}, (a) => ({ verb: "admit-construal", key: a.key, admitter: a.admitter }))
 
-const fileFinding = Command.make(
-  "file-finding",
-  {
-    ...common,
-    expect: expectRevision,
-    id: req("id", "F-NNNN or CF-NNNN"),
-    title: req("title", "One line"),
-    severity: req("severity", "critical | major | minor | info"),
-    dimension: req("dimension", "A dimension key of the catalog"),
-    unit: req("unit", "Unit ids, comma separated"),
-    pass: req("pass", "The pass that found it (P-NN)"),
-    body: req("body", "The finding body, relative to audit/"),
-    locator: opt("locator", "PATH[:L[-M]] inside the subject"),
-    sourceHash: opt("source-hash", "sha-256 of the located file"),
-    recurrenceOf: opt("recurrence-of", "The finding this recurs"),
-    members: opt("members", "Class members F-1,F-2 (CF only)"),
-    session: opt("session", "The census session (CF only)")
-  },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) =>
-      writeVerb(
-        a.json,
-        p,
-        {
-          verb: "file-finding",
-          id: a.id,
-          title: a.title,
-          severity: a.severity,
-          dimension: a.dimension,
-          unit: list(a.unit) ?? [],
-          pass: a.pass,
-          body: a.body,
-          locator: u(a.locator),
-          sourceHash: u(a.sourceHash),
-          recurrenceOf: u(a.recurrenceOf),
-          members: list(u(a.members)),
-          session: u(a.session)
-        },
-        a.expect
-      ))
-).pipe(Command.withDescription("File a finding (or mint a class finding absorbing its members)"))
+const fileFinding = verbCommand("file-finding", "File a finding (or mint a class finding absorbing its members)", {
+  id: req("id", "F-NNNN or CF-NNNN"),
+  title: req("title", "One line"),
+  severity: req("severity", "critical | major | minor | info"),
+  dimension: req("dimension", "A dimension key of the catalog"),
+  unit: req("unit", "Unit ids, comma separated"),
+  pass: req("pass", "The pass that found it (P-NN)"),
+  body: req("body", "The finding body, relative to audit/"),
+  locator: opt("locator", "PATH[:L[-M]] inside the subject"),
+  sourceHash: opt("source-hash", "sha-256 of the located file"),
+  recurrenceOf: opt("recurrence-of", "The finding this recurs"),
+  members: opt("members", "Class members F-1,F-2 (CF only)"),
+  session: opt("session", "The census session (CF only)")
+}, (a) => ({
+  verb: "file-finding",
+  id: a.id,
+  title: a.title,
+  severity: a.severity,
+  dimension: a.dimension,
+  unit: list(a.unit) ?? [],
+  pass: a.pass,
+  body: a.body,
+  locator: u(a.locator),
+  sourceHash: u(a.sourceHash),
+  recurrenceOf: u(a.recurrenceOf),
+  members: list(u(a.members)),
+  session: u(a.session)
+}))
 
-const proposeConstrual = Command.make(
+const proposeConstrual = verbCommand(
   "propose-construal",
+  "Propose an operational construal of a charter",
   {
-    ...common,
-    expect: expectRevision,
     key: Args.text({ name: "KEY" }),
     role: req("role", "The role"),
     charter: req("charter", "The exact charter text"),
     session: req("session", "The proposing session (16 hex)"),
     body: req("body", "The construal body, relative to audit/")
   },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) =>
-      writeVerb(
-        a.json,
-        p,
-        { verb: "propose-construal", key: a.key, role: a.role, charter: a.charter, session: a.session, body: a.body },
-        a.expect
-      ))
-).pipe(Command.withDescription("Propose an operational construal of a charter"))
+  (a) => ({ verb: "propose-construal", key: a.key, role: a.role, charter: a.charter, session: a.session, body: a.body })
+)
 
-const recordPlan = Command.make(
-  "record-plan",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "RP-ID" }),
-    findings: req("findings", "Finding ids, comma separated"),
-    body: req("body", "The plan body, relative to audit/")
-  },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) =>
-        writeVerb(
-          a.json,
-          p,
-          { verb: "record-plan", id: a.id, findings: list(a.findings) ?? [], body: a.body },
-          a.expect
-        )
-    )
-).pipe(Command.withDescription("Record a remediation plan"))
+const recordPlan = verbCommand("record-plan", "Record a remediation plan", {
+  id: Args.text({ name: "RP-ID" }),
+  findings: req("findings", "Finding ids, comma separated"),
+  body: req("body", "The plan body, relative to audit/")
+}, (a) => ({ verb: "record-plan", id: a.id, findings: list(a.findings) ?? [], body: a.body }))
 
-const queuePass = Command.make(
-  "queue-pass",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "P-ID" }),
-    dimension: req("dimension", "A dimension key"),
-    units: req("units", "Unit ids, comma separated"),
-    charter: req("charter", "What the pass does"),
-    stop: req("stop", "When it stops"),
-    base: opt("base", "The revision a diff-scoped pass is scoped against")
-  },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) =>
-      writeVerb(
-        a.json,
-        p,
-        {
-          verb: "queue-pass",
-          id: a.id,
-          dimension: a.dimension,
-          units: list(a.units) ?? [],
-          charter: a.charter,
-          stop: a.stop,
-          base: u(a.base)
-        },
-        a.expect
-      ))
-).pipe(Command.withDescription("Queue an audit pass"))
+const queuePass = verbCommand("queue-pass", "Queue an audit pass", {
+  id: Args.text({ name: "P-ID" }),
+  dimension: req("dimension", "A dimension key"),
+  units: req("units", "Unit ids, comma separated"),
+  charter: req("charter", "What the pass does"),
+  stop: req("stop", "When it stops"),
+  base: opt("base", "The revision a diff-scoped pass is scoped against")
+}, (a) => ({
+  verb: "queue-pass",
+  id: a.id,
+  dimension: a.dimension,
+  units: list(a.units) ?? [],
+  charter: a.charter,
+  stop: a.stop,
+  base: u(a.base)
+}))
 
 const recordRefusal = Command.make(
   "record-refusal",
@@ -500,136 +418,70 @@ const recordRefusal = Command.make(
     })
 ).pipe(Command.withDescription("Record (or clear) a typed refusal; the body's ## Refusal section comes first"))
 
-const blockOnNorm = Command.make(
-  "block-on-norm",
-  { ...common, expect: expectRevision, id: Args.text({ name: "CF-ID" }) },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) => writeVerb(a.json, p, { verb: "block-on-norm", id: a.id }, a.expect)
-    )
-).pipe(Command.withDescription("Block a class finding on norm ratification"))
+const blockOnNorm = verbCommand("block-on-norm", "Block a class finding on norm ratification", {
+  id: Args.text({ name: "CF-ID" })
+}, (a) => ({ verb: "block-on-norm", id: a.id }))
 
-const recordRuling = Command.make(
-  "record-ruling",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "CF-ID" }),
-    norm: req("norm", "N1 or N1-over-N4"),
-    ruledBy: req("ruled-by", "human:<label> — the norm's owner")
-  },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) => writeVerb(a.json, p, { verb: "record-ruling", id: a.id, norm: a.norm, ruledBy: a.ruledBy }, a.expect)
-    )
-).pipe(Command.withDescription("Record a human norm ruling, lifting the gate (admin)"))
+const recordRuling = verbCommand("record-ruling", "Record a human norm ruling, lifting the gate (admin)", {
+  id: Args.text({ name: "CF-ID" }),
+  norm: req("norm", "N1 or N1-over-N4"),
+  ruledBy: req("ruled-by", "human:<label> — the norm's owner")
+}, (a) => ({ verb: "record-ruling", id: a.id, norm: a.norm, ruledBy: a.ruledBy }))
 
-const recordCoverage = Command.make(
-  "record-coverage",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "P-ID" }),
-    report: req("report", "The pass report, relative to audit/"),
-    findings: opt("findings", "Finding ids the pass reported, comma separated")
-  },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) =>
-        writeVerb(
-          a.json,
-          p,
-          { verb: "record-coverage", id: a.id, report: a.report, findings: list(u(a.findings)) },
-          a.expect
-        )
-    )
-).pipe(Command.withDescription("Record a pass's coverage; the pass is done"))
+const recordCoverage = verbCommand("record-coverage", "Record a pass's coverage; the pass is done", {
+  id: Args.text({ name: "P-ID" }),
+  report: req("report", "The pass report, relative to audit/"),
+  findings: opt("findings", "Finding ids the pass reported, comma separated")
+}, (a) => ({ verb: "record-coverage", id: a.id, report: a.report, findings: list(u(a.findings)) }))
 
-const setLimit = Command.make(
-  "set-limit",
-  { ...common, expect: expectRevision, key: Args.text({ name: "KEY" }), value: Args.text({ name: "VALUE" }) },
-  (a) =>
-    Effect.flatMap(
-      resolveProject(a.project),
-      (p) => writeVerb(a.json, p, { verb: "set-limit", key: a.key, value: a.value }, a.expect)
-    )
-).pipe(Command.withDescription("Set a limit (admin)"))
+const setLimit = verbCommand("set-limit", "Set a limit (admin)", {
+  key: Args.text({ name: "KEY" }),
+  value: Args.text({ name: "VALUE" })
+}, (a) => ({ verb: "set-limit", key: a.key, value: a.value }))
 
-const amendPass = Command.make(
-  "amend-pass",
-  {
-    ...common,
-    expect: expectRevision,
-    id: Args.text({ name: "P-ID" }),
-    dimension: opt("dimension", "New dimension"),
-    units: opt("units", "New units"),
-    charter: opt("charter", "New charter"),
-    stop: opt("stop", "New stop condition")
-  },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) =>
-      writeVerb(
-        a.json,
-        p,
-        {
-          verb: "amend-pass",
-          id: a.id,
-          dimension: u(a.dimension),
-          units: list(u(a.units)),
-          charter: u(a.charter),
-          stop: u(a.stop)
-        },
-        a.expect
-      ))
-).pipe(Command.withDescription("Amend a queued pass (admin)"))
+const amendPass = verbCommand("amend-pass", "Amend a queued pass (admin)", {
+  id: Args.text({ name: "P-ID" }),
+  dimension: opt("dimension", "New dimension"),
+  units: opt("units", "New units"),
+  charter: opt("charter", "New charter"),
+  stop: opt("stop", "New stop condition")
+}, (a) => ({
+  verb: "amend-pass",
+  id: a.id,
+  dimension: u(a.dimension),
+  units: list(u(a.units)),
+  charter: u(a.charter),
+  stop: u(a.stop)
+}))
 
-const cancelPass = Command.make(
-  "cancel-pass",
-  { ...common, expect: expectRevision, id: Args.text({ name: "P-ID" }) },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) => writeVerb(a.json, p, { verb: "cancel-pass", id: a.id }, a.expect))
-).pipe(Command.withDescription("Cancel a queued, unreferenced pass (admin)"))
+const cancelPass = verbCommand("cancel-pass", "Cancel a queued, unreferenced pass (admin)", {
+  id: Args.text({ name: "P-ID" })
+}, (a) => ({ verb: "cancel-pass", id: a.id }))
 
-const updateCatalog = Command.make(
-  "update-catalog",
-  {
-    ...common,
-    expect: expectRevision,
-    kind: Args.text({ name: "KIND" }),
-    key: Args.text({ name: "KEY" }),
-    source: opt("source", "norm source"),
-    scope: opt("scope", "norm scope"),
-    catches: opt("catches", "what a dimension catches"),
-    norms: opt("norms", "a dimension's norms, comma separated"),
-    material: opt("material", "a unit's material"),
-    size: opt("size", "a unit's size"),
-    responsibility: opt("responsibility", "a unit's responsibility"),
-    remove: Options.boolean("remove").pipe(Options.withDescription("Remove the entry"))
-  },
-  (a) =>
-    Effect.flatMap(resolveProject(a.project), (p) =>
-      writeVerb(
-        a.json,
-        p,
-        {
-          verb: "update-catalog",
-          kind: a.kind,
-          key: a.key,
-          source: u(a.source),
-          scope: u(a.scope),
-          catches: u(a.catches),
-          norms: list(u(a.norms)),
-          material: u(a.material),
-          size: u(a.size),
-          responsibility: u(a.responsibility),
-          remove: a.remove ? true : undefined
-        },
-        a.expect
-      ))
-).pipe(Command.withDescription("Add, amend or remove a catalog entry (admin)"))
+const updateCatalog = verbCommand("update-catalog", "Add, amend or remove a catalog entry (admin)", {
+  kind: Args.text({ name: "KIND" }),
+  key: Args.text({ name: "KEY" }),
+  source: opt("source", "norm source"),
+  scope: opt("scope", "norm scope"),
+  catches: opt("catches", "what a dimension catches"),
+  norms: opt("norms", "a dimension's norms, comma separated"),
+  material: opt("material", "a unit's material"),
+  size: opt("size", "a unit's size"),
+  responsibility: opt("responsibility", "a unit's responsibility"),
+  remove: Options.boolean("remove").pipe(Options.withDescription("Remove the entry"))
+}, (a) => ({
+  verb: "update-catalog",
+  kind: a.kind,
+  key: a.key,
+  source: u(a.source),
+  scope: u(a.scope),
+  catches: u(a.catches),
+  norms: list(u(a.norms)),
+  material: u(a.material),
+  size: u(a.size),
+  responsibility: u(a.responsibility),
+  remove: a.remove ? true : undefined
+}))
 
 const renderViewsCommand = Command.make("render-views", common, ({ json, project }) =>
   Effect.gen(function*() {
