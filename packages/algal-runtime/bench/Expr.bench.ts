@@ -35,6 +35,9 @@ const headResult = Expr.evaluate(head, { features, params, evidence })
 if (!headResult.ok) throw new Error(JSON.stringify(headResult))
 const scored = headResult.value
 
+const compiledGuard = Expr.compile(guard, ["value"])
+const compiledHead = Expr.compile(head, ["evidence", "features", "params"])
+
 // A hand-written JavaScript guard: the floor the evaluator is compared against.
 const nativeGuard = (env: { readonly value: unknown }) => typeof env.value === "number" && env.value > 100
 
@@ -44,12 +47,22 @@ describe("Expr", () => {
     if (!result.ok) throw new Error("guard failed")
   })
 
+  bench("guard via Expr.run (compiled once)", () => {
+    const result = Expr.run(compiledGuard, { value: 120 }, 10_000)
+    if (!result.ok) throw new Error("guard failed")
+  })
+
   bench("baseline: the same guard as a JavaScript function", () => {
     if (!nativeGuard({ value: 120 })) throw new Error("guard failed")
   })
 
   bench("settle head: two folds over 20 learned terms", () => {
     const result = Expr.evaluate(head, { features, params, evidence }, 100_000)
+    if (!result.ok) throw new Error("head failed")
+  })
+
+  bench("settle head via Expr.run (compiled once)", () => {
+    const result = Expr.run(compiledHead, { features, params, evidence }, 100_000)
     if (!result.ok) throw new Error("head failed")
   })
 

@@ -40,6 +40,11 @@ export type Rule =
   | "compile"
   | "interface-signature"
   | "interface-coverage"
+  | "managed-calls"
+  | "agent-cells"
+  | "budget-insert"
+  | "interface-outputs"
+  | "input-size"
 
 /**
  * One violated rule.
@@ -93,7 +98,10 @@ const reflexInputs = ["evidence", "features", "params"]
  */
 export const pureSync = (
   json: unknown
-): { readonly ok: true; readonly admitted: Admitted } | { readonly ok: false; readonly violations: ReadonlyArray<Violation> } => {
+): { readonly ok: true; readonly admitted: Admitted } | {
+  readonly ok: false
+  readonly violations: ReadonlyArray<Violation>
+} => {
   const violations: Array<Violation> = []
   const add = (rule: Rule, message: string) => void violations.push({ rule, message })
   const raw = isObj(json) ? json : {}
@@ -109,16 +117,26 @@ export const pureSync = (
     const bad = (raw.cells as ReadonlyArray<unknown>)
       .map((c) => (isObj(c) ? c.kind : undefined))
       .filter((k) => typeof k !== "string" || !pureKinds.has(k))
-    if (bad.length > 0) add("cell-kinds", `only input, const and expr cells are allowed (found ${[...new Set(bad.map(String))].join(", ")})`)
+    if (bad.length > 0) {
+      add(
+        "cell-kinds",
+        `only input, const and expr cells are allowed (found ${[...new Set(bad.map(String))].join(", ")})`
+      )
+    }
   }
   // 3. maxAgentCalls exactly 0
   const budgets = isObj(raw.budgets) ? raw.budgets : undefined
-  if (budgets === undefined || budgets.maxAgentCalls !== 0) add("max-agent-calls", "budgets.maxAgentCalls must be exactly 0")
+  if (budgets === undefined || budgets.maxAgentCalls !== 0) {
+    add("max-agent-calls", "budgets.maxAgentCalls must be exactly 0")
+  }
   // 4. interface
   const iface = isObj(raw.interface) ? raw.interface : {}
   const inputs = isObj(iface.inputs) ? Object.keys(iface.inputs).sort() : []
   if (inputs.join(",") !== reflexInputs.join(",")) {
-    add("interface-inputs", `interface inputs must be exactly evidence, features, params (found ${inputs.join(", ") || "none"})`)
+    add(
+      "interface-inputs",
+      `interface inputs must be exactly evidence, features, params (found ${inputs.join(", ") || "none"})`
+    )
   }
   if (!isObj(iface.outputs) || !Object.prototype.hasOwnProperty.call(iface.outputs, "decision")) {
     add("interface-decision", "interface outputs must include decision")
@@ -126,7 +144,12 @@ export const pureSync = (
   // 5. parse
   const parsed = Manifest.parseSync(json)
   if (!parsed.ok) {
-    add("parse", `${parsed.error.code}: ${parsed.error.message}${parsed.error.path === undefined ? "" : ` at ${parsed.error.path}`}`)
+    add(
+      "parse",
+      `${parsed.error.code}: ${parsed.error.message}${
+        parsed.error.path === undefined ? "" : ` at ${parsed.error.path}`
+      }`
+    )
     return { ok: false, violations }
   }
   const manifest = parsed.manifest
@@ -134,7 +157,9 @@ export const pureSync = (
   if (manifest.cells.length > pureLimits.maxCells) add("cell-count", `more than ${pureLimits.maxCells} cells`)
   if (manifest.edges.length > pureLimits.maxEdges) add("edge-count", `more than ${pureLimits.maxEdges} edges`)
   const b = manifest.budgets
-  const over = (["maxSteps", "maxWork", "maxContextBytes", "maxOutputBytes", "maxDepth"] as const).filter((k) => b[k] > pureLimits[k])
+  const over = (["maxSteps", "maxWork", "maxContextBytes", "maxOutputBytes", "maxDepth"] as const).filter((k) =>
+    b[k] > pureLimits[k]
+  )
   if (over.length > 0) add("budget-caps", over.map((k) => `${k} ${b[k]} > ${pureLimits[k]}`).join("; "))
   // 7. compile with no store, tools or transports
   const compiled = Program.compileSync(manifest, { manifests: () => undefined, tools: {} })
@@ -148,7 +173,9 @@ export const pureSync = (
   if (outs.length !== 1 || outs[0] !== "decision") add("interface-signature", "exactly one interface output, decision")
   const ports = [...Object.entries(program.interfaceInputs), ...Object.entries(program.interfaceOutputs)]
   const badPorts = ports.filter(([, d]) => d.type !== "json" || d.many === true || d.optional === true).map(([n]) => n)
-  if (badPorts.length > 0) add("interface-signature", `interface ports must be json, not many, not optional (${badPorts.join(", ")})`)
+  if (badPorts.length > 0) {
+    add("interface-signature", `interface ports must be json, not many, not optional (${badPorts.join(", ")})`)
+  }
   // 9. every required input-cell port is supplied by the interface
   const supplied = new Set(Object.values(manifest.interface.inputs).map((ep) => `${ep.cell}.${ep.port}`))
   const unsupplied: Array<string> = []
@@ -158,7 +185,9 @@ export const pureSync = (
       if (decl.optional !== true && !supplied.has(`${c.id}.${port}`)) unsupplied.push(`${c.id}.${port}`)
     }
   }
-  if (unsupplied.length > 0) add("interface-coverage", `input ports not supplied by the interface: ${unsupplied.join(", ")}`)
+  if (unsupplied.length > 0) {
+    add("interface-coverage", `input ports not supplied by the interface: ${unsupplied.join(", ")}`)
+  }
   if (violations.length > 0) return { ok: false, violations }
   return { ok: true, admitted: { manifest, program, digest: program.digest } }
 }
@@ -181,3 +210,240 @@ export const pure: (json: unknown) => Effect.Effect<Admitted, AlgalError.AlgalEr
     )
   }
 )
+
+/**
+ * The managed-controller profile's ceilings (xcb `managed_program.rs`, §4.3). Missing budgets are
+ * inserted with these values (`maxAgentCalls` = the managed call count).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const managedLimits = {
+  maxBytes: 65_536,
+  maxInputBytes: 32_768,
+  maxCells: 32,
+  maxEdges: 128,
+  maxManagedCalls: 8,
+  maxSteps: 64,
+  maxWork: 100_000,
+  maxContextBytes: 32_768,
+  maxOutputBytes: 16_384,
+  maxDepth: 0
+} as const
+
+const managedKinds = new Set(["input", "const", "fn", "expr"])
+const forbiddenAgentKeys = ["route", "tools", "retry", "compact", "shadow"] as const
+
+/**
+ * A program admitted under the managed-controller profile.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AdmittedManaged extends Admitted {
+  /** The raw manifest with missing budgets inserted (what xcb pins). */
+  readonly raw: Canonical.Json
+  /** xcb's `manifestDigest`: the canonical digest of the raw, budget-filled JSON. */
+  readonly rawDigest: string
+  /** The number of agent cells (each may make one call). */
+  readonly agentCells: number
+}
+
+/**
+ * The managed-controller admission profile (§4.3) for resumable controllers: manifest ≤ 64 KiB;
+ * missing budgets inserted (`maxSteps 64, maxAgentCalls = managedCalls, maxWork 100000,
+ * maxContextBytes 32768, maxOutputBytes 16384, maxDepth 0`), larger explicit values rejected;
+ * cell kinds input/const/fn/expr plus — when `managedCalls` is 1–8 — `agent` cells with output
+ * exactly `{"kind":"text"}`, no route/tools/retry/compact/shadow, `maxTurns` 1, at most
+ * `managedCalls` of them; ≤ 32 cells, ≤ 128 edges; interface outputs ⊆ {summary (text, required),
+ * prompt (text, pure programs only)}; interface ports are not ref/cap. Every violated rule is listed.
+ *
+ * @since 0.1.0
+ * @category admission
+ */
+export const managedSync = (
+  json: unknown,
+  managedCalls: number = managedLimits.maxManagedCalls
+): { readonly ok: true; readonly admitted: AdmittedManaged } | {
+  readonly ok: false
+  readonly violations: ReadonlyArray<Violation>
+} => {
+  const violations: Array<Violation> = []
+  const add = (rule: Rule, message: string) => void violations.push({ rule, message })
+  if (!Number.isInteger(managedCalls) || managedCalls < 0 || managedCalls > managedLimits.maxManagedCalls) {
+    add("managed-calls", `managed calls must be an integer 0..${managedLimits.maxManagedCalls}`)
+    return { ok: false, violations }
+  }
+  if (!isObj(json)) {
+    add("parse", "manifest must be an object")
+    return { ok: false, violations }
+  }
+  const text = Canonical.encode(json)
+  if (text._tag === "Left") add("size", `not canonical JSON: ${text.left.message}`)
+  else if (Buffer.byteLength(text.right, "utf8") > managedLimits.maxBytes) {
+    add("size", `manifest exceeds ${managedLimits.maxBytes} bytes`)
+  }
+  // budgets: insert missing ceilings, reject larger explicit values
+  const ceilings: Record<string, number> = {
+    maxSteps: managedLimits.maxSteps,
+    maxAgentCalls: managedCalls,
+    maxWork: managedLimits.maxWork,
+    maxContextBytes: managedLimits.maxContextBytes,
+    maxOutputBytes: managedLimits.maxOutputBytes,
+    maxDepth: managedLimits.maxDepth
+  }
+  const given = json.budgets === undefined ? {} : json.budgets
+  const budgets: Record<string, Canonical.Json> = {}
+  if (!isObj(given)) add("budget-insert", "budgets must be an object")
+  else {
+    for (const [key, ceiling] of Object.entries(ceilings)) {
+      const value = given[key]
+      if (value === undefined) budgets[key] = ceiling
+      else if (typeof value !== "number" || !Number.isInteger(value)) {
+        add("budget-insert", `budgets.${key} must be an integer`)
+      } else if (value > ceiling) add("budget-caps", `budgets.${key} ${value} > ${ceiling}`)
+      else budgets[key] = value
+    }
+  }
+  const raw: Record<string, unknown> = { ...json, budgets: { ...(isObj(given) ? given : {}), ...budgets } }
+  // cell kinds and agent cells
+  const cells = Array.isArray(json.cells) ? (json.cells as ReadonlyArray<unknown>) : []
+  if (!Array.isArray(json.cells)) add("cell-kinds", "cells must be an array")
+  let agents = 0
+  cells.forEach((c, i) => {
+    const cell = isObj(c) ? c : {}
+    const kind = cell.kind
+    if (kind === "agent") {
+      agents += 1
+      if (managedCalls === 0) add("agent-cells", `cells[${i}]: agent cells need managed calls`)
+      const output = cell.output
+      if (!isObj(output) || output.kind !== "text" || Object.keys(output).length !== 1) {
+        add("agent-cells", `cells[${i}]: agent output must be exactly {"kind":"text"}`)
+      }
+      const present = forbiddenAgentKeys.filter((k) => cell[k] !== undefined)
+      if (present.length > 0) add("agent-cells", `cells[${i}]: agent cells may not declare ${present.join(", ")}`)
+      const maxTurns = isObj(cell.budget) ? cell.budget.maxTurns : undefined
+      if (maxTurns !== undefined && maxTurns !== 1) add("agent-cells", `cells[${i}]: maxTurns must be 1`)
+    } else if (typeof kind !== "string" || !managedKinds.has(kind)) {
+      add("cell-kinds", `cells[${i}]: kind ${String(kind)} is not allowed (input, const, fn, expr, agent)`)
+    }
+  })
+  if (agents > managedCalls) add("managed-calls", `${agents} agent cells exceed ${managedCalls} managed calls`)
+  if (cells.length > managedLimits.maxCells) add("cell-count", `more than ${managedLimits.maxCells} cells`)
+  if (Array.isArray(json.edges) && json.edges.length > managedLimits.maxEdges) {
+    add("edge-count", `more than ${managedLimits.maxEdges} edges`)
+  }
+  const parsed = Manifest.parseSync(raw)
+  if (!parsed.ok) {
+    add(
+      "parse",
+      `${parsed.error.code}: ${parsed.error.message}${
+        parsed.error.path === undefined ? "" : ` at ${parsed.error.path}`
+      }`
+    )
+    return { ok: false, violations }
+  }
+  const manifest = parsed.manifest
+  const compiled = Program.compileSync(manifest, { manifests: () => undefined, tools: {} })
+  if (!compiled.ok) {
+    add("compile", `${compiled.error.code}: ${compiled.error.message}`)
+    return { ok: false, violations }
+  }
+  const program = compiled.program
+  // interface
+  const outs = program.interfaceOutputs
+  for (const [name, decl] of Object.entries(outs)) {
+    if (name !== "summary" && name !== "prompt") {
+      add("interface-outputs", `interface output ${name} is not summary or prompt`)
+    } else if (decl.type !== "text") add("interface-outputs", `interface output ${name} must be text`)
+  }
+  if (!Object.prototype.hasOwnProperty.call(outs, "summary")) {
+    add("interface-outputs", "interface output summary is required")
+  }
+  if (Object.prototype.hasOwnProperty.call(outs, "prompt") && agents > 0) {
+    add("interface-outputs", "prompt is an output of pure programs only")
+  }
+  const badPorts = [...Object.entries(program.interfaceInputs), ...Object.entries(outs)]
+    .filter(([, d]) => d.type === "ref" || d.type === "cap")
+    .map(([n]) => n)
+  if (badPorts.length > 0) add("interface-signature", `interface ports may not be ref or cap (${badPorts.join(", ")})`)
+  const supplied = new Set(Object.values(manifest.interface.inputs).map((ep) => `${ep.cell}.${ep.port}`))
+  const unsupplied: Array<string> = []
+  for (const c of manifest.cells) {
+    if (c.kind !== "input") continue
+    for (const [port, decl] of Object.entries(c.outputs)) {
+      if (decl.optional !== true && !supplied.has(`${c.id}.${port}`)) unsupplied.push(`${c.id}.${port}`)
+    }
+  }
+  if (unsupplied.length > 0) {
+    add("interface-coverage", `input ports not supplied by the interface: ${unsupplied.join(", ")}`)
+  }
+  if (violations.length > 0) return { ok: false, violations }
+  const rawJson = raw as Canonical.Json
+  return {
+    ok: true,
+    admitted: {
+      manifest,
+      program,
+      digest: program.digest,
+      raw: rawJson,
+      rawDigest: Canonical.digestText(Canonical.encodeUnsafe(rawJson)),
+      agentCells: agents
+    }
+  }
+}
+
+/**
+ * The managed-controller profile as an Effect: a rejection is `MANIFEST_INVALID`
+ * ("managed program rejected: <rules>") with `detail.violations`.
+ *
+ * @since 0.1.0
+ * @category admission
+ */
+export const managed: (json: unknown, managedCalls?: number) => Effect.Effect<AdmittedManaged, AlgalError.AlgalError> =
+  Effect.fn(
+    "Admission.managed"
+  )(function*(json: unknown, managedCalls?: number) {
+    const verdict = managedSync(json, managedCalls)
+    if (verdict.ok) return verdict.admitted
+    return yield* AlgalError.make(
+      "MANIFEST_INVALID",
+      `managed program rejected: ${[...new Set(verdict.violations.map((v) => v.rule))].join(", ")}`,
+      { detail: { violations: verdict.violations } }
+    )
+  })
+
+/**
+ * Check that a receipt is an acceptable managed checkpoint (§5.2): outcome `suspended`, every effect
+ * from the managed executor with `retryable:false`, all but the last with string outputs, the last
+ * `EFFECT_SUSPENDED`, at most `managedCalls` effects, canonical size ≤ 512 KiB.
+ *
+ * @since 0.1.0
+ * @category admission
+ */
+export const managedCheckpoint = (receipt: {
+  readonly outcome: string
+  readonly effects: ReadonlyArray<unknown>
+}, managedCalls: number = managedLimits.maxManagedCalls): Array<string> => {
+  const problems: Array<string> = []
+  if (receipt.outcome !== "suspended") problems.push(`outcome is ${receipt.outcome}, not suspended`)
+  const size = Canonical.encode(receipt)
+  if (size._tag === "Left" || Buffer.byteLength(size.right, "utf8") > 524_288) {
+    problems.push("checkpoint exceeds 512 KiB")
+  }
+  if (receipt.effects.length > managedCalls) {
+    problems.push(`${receipt.effects.length} effects exceed ${managedCalls} managed calls`)
+  }
+  receipt.effects.forEach((e, i) => {
+    const effect = isObj(e) ? e : {}
+    if (effect.executor !== "xcb-managed-agent-v1") problems.push(`effects[${i}] is not from the managed executor`)
+    if (effect.retryable !== false) problems.push(`effects[${i}] is not retryable:false`)
+    const last = i === receipt.effects.length - 1
+    if (last) {
+      if (!isObj(effect.error) || effect.error.code !== "EFFECT_SUSPENDED") {
+        problems.push(`effects[${i}] (the last) is not EFFECT_SUSPENDED`)
+      }
+    } else if (typeof effect.output !== "string") problems.push(`effects[${i}] has no text output`)
+  })
+  return problems
+}

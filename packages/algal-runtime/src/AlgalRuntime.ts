@@ -24,16 +24,21 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as AlgalError from "./AlgalError.js"
 import * as BlobStore from "./BlobStore.js"
-import * as Canonical from "./Canonical.js"
+import type * as Canonical from "./Canonical.js"
+import * as EffectRequest from "./EffectRequest.js"
+import * as Executor from "./Executor.js"
 import * as FnRegistry from "./FnRegistry.js"
-import { type Execution, execute, type HostOp } from "./internal/interpreter.js"
+import { execute, type Execution, type HostOp } from "./internal/interpreter.js"
+import { measureJson } from "./internal/issue.js"
 import * as Manifest from "./Manifest.js"
 import * as Program from "./Program.js"
 import * as Receipt from "./Receipt.js"
 import * as Runtime from "./Runtime.js"
 import * as SlotStore from "./SlotStore.js"
+import * as ToolRegistry from "./ToolRegistry.js"
 
 /**
  * @since 0.1.0
@@ -44,6 +49,40 @@ export interface RunOptions {
   readonly interface?: boolean
   /** Override the receipt's runtime stamp for this run. */
   readonly runtime?: Receipt.RuntimeStamp
+  /** Executors for this run, bound before the host's registered `Executors`. */
+  readonly executors?: ReadonlyArray<Executor.Executor>
+}
+
+/**
+ * How to continue a suspended run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResumeOptions {
+  /** Executors that serve requests the checkpoint did not record (bound before the host's). */
+  readonly executors?: ReadonlyArray<Executor.Executor>
+  /**
+   * The answer to the suspended request (the managed-controller protocol): served by the managed
+   * executor for exactly that request digest; any later agent cell suspends again.
+   */
+  readonly response?: string
+}
+
+/**
+ * `algal.replay-comparison.v1`: whether re-running a receipt against a manifest reproduced it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayComparison {
+  readonly contract: "algal.replay-comparison.v1"
+  readonly verdict: "identical" | "diverged" | "could-not-replay"
+  readonly recorded: string | null
+  readonly replayed?: string
+  readonly outcome?: Receipt.Outcome
+  readonly reason?: string
+  readonly mismatches: ReadonlyArray<string>
 }
 
 /**
@@ -94,7 +133,19 @@ export interface Shape {
     args: unknown,
     options?: RunOptions
   ) => Effect.Effect<Runtime.RunResult, AlgalError.AlgalError>
+  /** Re-run a receipt serving its recorded effects by request digest, and diff field by field. */
   readonly verify: (receipt: unknown, manifest: Runnable) => Effect.Effect<VerifyResult, AlgalError.AlgalError>
+  /** Compare a receipt with its replay: identical | diverged | could-not-replay. */
+  readonly replay: (receipt: unknown, manifest: Runnable) => Effect.Effect<ReplayComparison, AlgalError.AlgalError>
+  /**
+   * Continue a suspended run: the checkpoint must verify; its suspended effects are dropped, the
+   * rest are served by request digest, and new requests go to live executors. A new receipt.
+   */
+  readonly resume: (
+    checkpoint: unknown,
+    manifest: Runnable,
+    options?: ResumeOptions
+  ) => Effect.Effect<Runtime.RunResult, AlgalError.AlgalError>
 }
 
 /**
@@ -121,40 +172,74 @@ export interface Options {
 const isProgram = (u: unknown): u is Program.Program =>
   typeof u === "object" && u !== null && "byId" in u && (u as { byId: unknown }).byId instanceof Map && "digest" in u
 
-/** Drive the interpreter with Effect stores (used when a store is not in-process). */
-const driveEffect = (
-  gen: Generator<HostOp, Execution, unknown>,
-  blobs: BlobStore.Shape,
-  slots: SlotStore.Shape,
-  overlay: Map<string, Canonical.Json> | undefined
-): Effect.Effect<Execution, AlgalError.AlgalError> =>
-  Effect.gen(function*() {
-    let step = gen.next()
-    while (!step.done) {
-      const op = step.value
-      let reply: unknown
-      switch (op.op) {
-        case "blob.get":
-          reply = overlay?.get(op.ref) ?? Option.getOrUndefined(yield* blobs.get(op.ref))
-          break
-        case "blob.put":
-          if (overlay !== undefined) overlay.set(op.ref, op.value)
-          else yield* blobs.put(op.value)
-          break
-        case "slot.get":
-          reply = Option.getOrUndefined(yield* slots.get(op.name))
-          break
-        case "slot.set":
-          yield* slots.set(op.name, op.value)
-          break
-      }
-      step = gen.next(reply)
-    }
-    return step.value
-  })
+/**
+ * Executors and tools are host code: a reply that is not ALGAL JSON (non-finite numbers, lone
+ * surrogates, > 64 levels, non-JSON values) or carries unknown keys never reaches the receipt.
+ */
+const sanitize = (receipt: EffectRequest.EffectReceipt): EffectRequest.EffectReceipt => {
+  const problem = measureJson(receipt)
+  if (typeof problem === "number") return receipt
+  return {
+    requestDigest: receipt.requestDigest,
+    executor: receipt.executor,
+    error: { code: "EFFECT_UNPARSEABLE", message: `executor reply is not JSON: ${problem}` }
+  }
+}
+
+const ASYNC: unique symbol = Symbol("algal/async")
+
+/** Recorded effects served by request digest (record order for repeats). */
+interface ReplaySource {
+  readonly recorded: Map<string, Array<EffectRequest.EffectReceipt>>
+  /** Fall through to live executors when nothing is recorded (resume); otherwise a miss is `EFFECT_UNBOUND`. */
+  readonly fallthrough: boolean
+  misses: number
+}
+
+const replaySource = (effects: ReadonlyArray<EffectRequest.EffectReceipt>, fallthrough: boolean): ReplaySource => {
+  const recorded = new Map<string, Array<EffectRequest.EffectReceipt>>()
+  for (const e of effects) {
+    const list = recorded.get(e.requestDigest)
+    if (list === undefined) recorded.set(e.requestDigest, [e])
+    else list.push(e)
+  }
+  return { recorded, fallthrough, misses: 0 }
+}
+
+const served = (source: ReplaySource | undefined, digest: string): EffectRequest.EffectReceipt | undefined => {
+  if (source === undefined) return undefined
+  const queue = source.recorded.get(digest)
+  if (queue !== undefined && queue.length > 0) return queue.shift()
+  if (source.fallthrough) return undefined
+  source.misses += 1
+  return EffectRequest.unbound(digest, `no recorded effect for request ${digest}`)
+}
 
 /**
- * Build the service from the registry and stores in context.
+ * Drive the interpreter: store operations on in-process stores stay synchronous (the pure hot
+ * path never enters Effect), everything else — executors, host tools, SQL stores — runs in Effect.
+ */
+const drive = (
+  gen: Generator<HostOp, Execution, unknown>,
+  sync: (op: HostOp) => unknown,
+  async: (op: HostOp) => Effect.Effect<unknown, AlgalError.AlgalError>
+): Effect.Effect<Execution, AlgalError.AlgalError> => {
+  const loop = (first: IteratorResult<HostOp, Execution>): Effect.Effect<Execution, AlgalError.AlgalError> => {
+    let step = first
+    while (!step.done) {
+      const op = step.value
+      const reply = sync(op)
+      if (reply === ASYNC) return Effect.flatMap(async(op), (r) => loop(gen.next(r)))
+      step = gen.next(reply)
+    }
+    return Effect.succeed(step.value)
+  }
+  return Effect.suspend(() => loop(gen.next()))
+}
+
+/**
+ * Build the service from the registry and stores in context (and, when provided, the host's
+ * `Executors` and `ToolRegistry`).
  *
  * @since 0.1.0
  * @category constructors
@@ -164,11 +249,20 @@ export const make = (options: Options = {}) =>
     const fns = yield* FnRegistry.FnRegistry
     const blobs = yield* BlobStore.BlobStore
     const slots = yield* SlotStore.SlotStore
+    const hostExecutors = Option.match(yield* Effect.serviceOption(Executor.Executors), {
+      onNone: () => [] as ReadonlyArray<Executor.Executor>,
+      onSome: (s) => s.executors
+    })
+    const toolRegistry = Option.getOrUndefined(yield* Effect.serviceOption(ToolRegistry.ToolRegistry))
     const stamp = options.runtime ?? Receipt.defaultRuntime
+    const tools = {
+      ...(toolRegistry === undefined ? {} : ToolRegistry.signatures(toolRegistry)),
+      ...(options.tools ?? {})
+    }
     const compileOptions: Program.CompileOptions = {
       fns,
       ...(options.manifests === undefined ? {} : { manifests: options.manifests }),
-      ...(options.tools === undefined ? {} : { tools: options.tools })
+      tools
     }
 
     const check = Effect.fn("AlgalRuntime.check")(function*(json: unknown) {
@@ -189,28 +283,62 @@ export const make = (options: Options = {}) =>
       program: Program.Program,
       args: Runtime.Args,
       runtime: Receipt.RuntimeStamp,
-      replay: Receipt.Receipt | undefined
+      replay: Receipt.Receipt | undefined,
+      executors: ReadonlyArray<Executor.Executor>,
+      source: ReplaySource | undefined
     ): Effect.Effect<Execution, AlgalError.AlgalError> => {
       const gen = execute(program, args, {
         runtime,
-        ...(replay === undefined ? {} : { replaySlots: Runtime.recordedSlotReads(replay) })
+        ...(replay === undefined ? {} : { replaySlots: Runtime.recordedSlotReads(replay) }),
+        ...(toolRegistry === undefined ? {} : { caps: toolRegistry.minted })
       })
-      if (blobs.sync !== undefined && slots.sync !== undefined) {
-        const base = blobs.sync
-        const target: BlobStore.SyncBlobs = replay === undefined ? base : (() => {
-          const overlay = new Map<string, string>()
-          return {
-            get: (ref) => {
-              const text = overlay.get(ref)
-              return text === undefined ? base.get(ref) : (JSON.parse(text) as Canonical.Json)
-            },
-            put: (ref, text) => void overlay.set(ref, text)
-          }
-        })()
-        return Effect.sync(() => Runtime.drive(gen, target, slots.sync!))
+      // verify never mutates host state: blob writes go to an overlay over the store
+      const overlay = replay === undefined ? undefined : new Map<string, Canonical.Json>()
+      const syncBlobs = blobs.sync
+      const syncSlots = slots.sync
+      const sync = (op: HostOp): unknown => {
+        switch (op.op) {
+          case "blob.get":
+            if (syncBlobs === undefined) return ASYNC
+            return overlay?.get(op.ref) ?? syncBlobs.get(op.ref)
+          case "blob.put":
+            if (overlay !== undefined) return void overlay.set(op.ref, op.value)
+            if (syncBlobs === undefined) return ASYNC
+            return void syncBlobs.put(op.ref, op.text)
+          case "slot.get":
+            return syncSlots === undefined ? ASYNC : syncSlots.get(op.name)
+          case "slot.set":
+            return syncSlots === undefined ? ASYNC : void syncSlots.set(op.name, op.text)
+          case "effect":
+          case "tool":
+            return served(source, op.digest) ?? ASYNC
+        }
       }
-      return driveEffect(gen, blobs, slots, replay === undefined ? undefined : new Map())
+      const async = (op: HostOp): Effect.Effect<unknown, AlgalError.AlgalError> => {
+        switch (op.op) {
+          case "blob.get":
+            return Effect.map(blobs.get(op.ref), Option.getOrUndefined)
+          case "blob.put":
+            return blobs.put(op.value)
+          case "slot.get":
+            return Effect.map(slots.get(op.name), Option.getOrUndefined)
+          case "slot.set":
+            return slots.set(op.name, op.value)
+          case "effect":
+            return Effect.map(Executor.dispatch(executors, op.request, op.digest, op.maxEffectMs), sanitize)
+          case "tool":
+            return Effect.map(ToolRegistry.dispatch(toolRegistry, op.request, op.digest, op.maxEffectMs), sanitize)
+        }
+      }
+      return drive(gen, sync, async)
     }
+
+    const resultOf = (result: Execution): Runtime.RunResult => ({
+      outcome: result.receipt.outcome,
+      outputs: result.outputs,
+      receipt: result.receipt,
+      digest: result.receipt.digest
+    })
 
     const run = Effect.fn("AlgalRuntime.run")(function*(input: Runnable, args: unknown, runOptions?: RunOptions) {
       const program = isProgram(input) ? input : yield* compile(input)
@@ -221,30 +349,57 @@ export const make = (options: Options = {}) =>
       const runArgs = named ? Runtime.interfaceArgs(program, args as Record<string, Canonical.Json>) : args
       const invalid = Runtime.validateArgs(runArgs)
       if (invalid !== undefined) return yield* invalid
-      const result = yield* execution(program, runArgs as Runtime.Args, runOptions?.runtime ?? stamp, undefined)
-      const out: Runtime.RunResult = {
-        outcome: result.receipt.outcome,
-        outputs: result.outputs,
-        receipt: result.receipt,
-        digest: result.receipt.digest
-      }
-      return out
+      const executors = runOptions?.executors === undefined
+        ? hostExecutors
+        : [...runOptions.executors, ...hostExecutors]
+      const result = yield* execution(
+        program,
+        runArgs as Runtime.Args,
+        runOptions?.runtime ?? stamp,
+        undefined,
+        executors,
+        undefined
+      )
+      return resultOf(result)
     })
+
+    /** Re-run a receipt serving its recorded effects by request digest; returns the replayed execution. */
+    const reexecute = (receipt: Receipt.Receipt, program: Program.Program, source: ReplaySource) =>
+      Effect.gen(function*() {
+        const invalid = Runtime.validateArgs(receipt.args)
+        if (invalid !== undefined) return yield* invalid
+        return yield* execution(program, receipt.args, receipt.runtime, receipt, [], source)
+      })
+
+    const recordedEffects = (receipt: Receipt.Receipt) =>
+      Effect.gen(function*() {
+        const out: Array<EffectRequest.EffectReceipt> = []
+        for (const [i, e] of receipt.effects.entries()) {
+          const decoded = yield* Schema.decodeUnknown(EffectRequest.EffectReceiptSchema, { onExcessProperty: "error" })(
+            e
+          ).pipe(
+            Effect.mapError(() => AlgalError.invalid("receipt: malformed effect receipt", `$.effects[${i}]`))
+          )
+          out.push(decoded as EffectRequest.EffectReceipt)
+        }
+        return out
+      })
 
     const verify = Effect.fn("AlgalRuntime.verify")(function*(receiptJson: unknown, manifest: Runnable) {
       const receipt = yield* Receipt.decode(receiptJson)
       const program = isProgram(manifest) ? manifest : yield* compile(manifest)
       const mismatches: Array<string> = []
       const intrinsic = Receipt.fingerprint(receipt)
-      if (intrinsic !== receipt.digest) mismatches.push(`digest: recorded ${receipt.digest}, receipt hashes to ${intrinsic}`)
+      if (intrinsic !== receipt.digest) {
+        mismatches.push(`digest: recorded ${receipt.digest}, receipt hashes to ${intrinsic}`)
+      }
       if (receipt.manifestDigest !== program.digest) {
         mismatches.push(`manifestDigest: receipt names ${receipt.manifestDigest}, manifest is ${program.digest}`)
         const result: VerifyResult = { ok: false, digest: receipt.digest, outcome: receipt.outcome, mismatches }
         return result
       }
-      const invalid = Runtime.validateArgs(receipt.args)
-      if (invalid !== undefined) return yield* invalid
-      const replayed = yield* execution(program, receipt.args, receipt.runtime, receipt)
+      const source = replaySource(yield* recordedEffects(receipt), false)
+      const replayed = yield* reexecute(receipt, program, source)
       mismatches.push(...Receipt.diff(receipt, replayed.receipt))
       const result: VerifyResult = {
         ok: mismatches.length === 0,
@@ -255,11 +410,95 @@ export const make = (options: Options = {}) =>
       return result
     })
 
+    const replay = Effect.fn("AlgalRuntime.replay")(function*(receiptJson: unknown, manifest: Runnable) {
+      const program = isProgram(manifest) ? manifest : yield* compile(manifest)
+      const couldNot = (reason: string, recorded: string | null): ReplayComparison => ({
+        contract: "algal.replay-comparison.v1",
+        verdict: "could-not-replay",
+        recorded,
+        reason,
+        mismatches: []
+      })
+      const decoded = yield* Effect.either(Receipt.decode(receiptJson))
+      if (decoded._tag === "Left") return couldNot(`receipt is invalid: ${decoded.left.message}`, null)
+      const receipt = decoded.right
+      if (receipt.manifestDigest !== program.digest) {
+        return couldNot(
+          `receipt names manifest ${receipt.manifestDigest}, manifest is ${program.digest}`,
+          receipt.digest
+        )
+      }
+      const effects = yield* Effect.either(recordedEffects(receipt))
+      if (effects._tag === "Left") return couldNot(effects.left.message, receipt.digest)
+      const source = replaySource(effects.right, false)
+      const replayed = yield* Effect.either(reexecute(receipt, program, source))
+      if (replayed._tag === "Left") return couldNot(replayed.left.message, receipt.digest)
+      if (source.misses > 0) {
+        return couldNot(`${source.misses} effect request(s) were not recorded in the receipt`, receipt.digest)
+      }
+      const mismatches = Receipt.diff(receipt, replayed.right.receipt)
+      const intrinsic = Receipt.fingerprint(receipt)
+      if (intrinsic !== receipt.digest) {
+        mismatches.unshift(`digest: recorded ${receipt.digest}, receipt hashes to ${intrinsic}`)
+      }
+      const comparison: ReplayComparison = {
+        contract: "algal.replay-comparison.v1",
+        verdict: mismatches.length === 0 ? "identical" : "diverged",
+        recorded: receipt.digest,
+        replayed: replayed.right.receipt.digest,
+        outcome: replayed.right.receipt.outcome,
+        mismatches
+      }
+      return comparison
+    })
+
+    const resume = Effect.fn("AlgalRuntime.resume")(function*(
+      checkpointJson: unknown,
+      manifest: Runnable,
+      resumeOptions?: ResumeOptions
+    ) {
+      const checkpoint = yield* Receipt.decode(checkpointJson)
+      const program = isProgram(manifest) ? manifest : yield* compile(manifest)
+      if (checkpoint.outcome !== "suspended") {
+        return yield* AlgalError.make("RECEIPT_MISMATCH", `checkpoint outcome is ${checkpoint.outcome}, not suspended`)
+      }
+      if (checkpoint.manifestDigest !== program.digest) {
+        return yield* AlgalError.make(
+          "DIGEST_MISMATCH",
+          `checkpoint names manifest ${checkpoint.manifestDigest}, manifest is ${program.digest}`
+        )
+      }
+      const verified = yield* verify(checkpoint, program)
+      if (!verified.ok) {
+        return yield* AlgalError.make(
+          "RECEIPT_MISMATCH",
+          `checkpoint does not verify: ${verified.mismatches.join("; ")}`,
+          {
+            detail: { mismatches: verified.mismatches }
+          }
+        )
+      }
+      const effects = yield* recordedEffects(checkpoint)
+      const suspended = effects.filter(EffectRequest.isSuspended)
+      const kept = effects.filter((e) => !EffectRequest.isSuspended(e))
+      const answer: ReadonlyArray<Executor.Executor> = resumeOptions?.response === undefined || suspended.length === 0
+        ? []
+        : [
+          Executor.managed({
+            requestDigest: suspended[suspended.length - 1]!.requestDigest,
+            output: resumeOptions.response
+          })
+        ]
+      const executors = [...answer, ...(resumeOptions?.executors ?? []), ...hostExecutors]
+      const result = yield* execution(program, checkpoint.args, stamp, undefined, executors, replaySource(kept, true))
+      return resultOf(result)
+    })
+
     const digest = Effect.fn("AlgalRuntime.digest")(function*(json: unknown) {
       return Manifest.digest(yield* Manifest.parse(json))
     })
 
-    return AlgalRuntime.of({ check, digest, compile, run, verify })
+    return AlgalRuntime.of({ check, digest, compile, run, verify, replay, resume })
   })
 
 /**
@@ -272,6 +511,18 @@ export const layerWith = (
   options: Options = {}
 ): Layer.Layer<AlgalRuntime, never, FnRegistry.FnRegistry | BlobStore.BlobStore | SlotStore.SlotStore> =>
   Layer.effect(AlgalRuntime, make(options))
+
+/**
+ * What `layerWith` needs, in memory: the built-in fns and in-memory blob and slot stores.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDeps: Layer.Layer<FnRegistry.FnRegistry | BlobStore.BlobStore | SlotStore.SlotStore> = Layer.mergeAll(
+  FnRegistry.layer,
+  BlobStore.layerMemory,
+  SlotStore.layerMemory
+)
 
 /**
  * The service with the built-in fns and in-memory stores.

@@ -140,9 +140,12 @@ export const makeSql = Effect.gen(function*() {
     )
   const shape: Shape = {
     put: (value) =>
-      Effect.flatMap(encode(value), ({ ref, text }) =>
-        sql`INSERT INTO algal_blobs (ref, body, bytes) VALUES (${ref}, ${text}, ${Buffer.byteLength(text, "utf8")})
-            ON CONFLICT (ref) DO NOTHING`.pipe(Effect.mapError(io("write")), Effect.as(ref))),
+      Effect.flatMap(
+        encode(value),
+        ({ ref, text }) =>
+          sql`INSERT INTO algal_blobs (ref, body, bytes) VALUES (${ref}, ${text}, ${Buffer.byteLength(text, "utf8")})
+            ON CONFLICT (ref) DO NOTHING`.pipe(Effect.mapError(io("write")), Effect.as(ref))
+      ),
     get,
     has: (ref) => Effect.map(get(ref), Option.isSome)
   }
@@ -153,4 +156,7 @@ export const makeSql = Effect.gen(function*() {
  * @since 0.1.0
  * @category layers
  */
-export const layerSql: Layer.Layer<BlobStore, AlgalError.AlgalError, SqlClient.SqlClient> = Layer.effect(BlobStore, makeSql)
+export const layerSql: Layer.Layer<BlobStore, AlgalError.AlgalError, SqlClient.SqlClient> = Layer.effect(
+  BlobStore,
+  makeSql
+)

@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
 import * as Either from "effect/Either"
+import * as Crypto from "node:crypto"
 
 /**
  * A JSON value as ALGAL sees it.
@@ -102,8 +102,7 @@ const writeString = (value: string): string => {
 // Own keys of an ordinary object already come array-index keys first, in ascending numeric order
 // (ECMA-262 OrdinaryOwnPropertyKeys), which is exactly the canonical rule for them; only the
 // remaining keys need sorting, by UTF-16 code units (the default string sort).
-const canonicalKeys = (object: object): Array<string> => {
-  const keys = Object.keys(object)
+const canonicalKeys = (keys: Array<string>): Array<string> => {
   let start = 0
   while (start < keys.length) {
     const c = keys[start]!.charCodeAt(0)
@@ -137,16 +136,76 @@ const canonicalKeys = (object: object): Array<string> => {
   return keys
 }
 
+// Objects usually repeat a few shapes (the records of a list, the cells and events of a receipt):
+// the canonical order of a key list and its written `"key":` heads are remembered (a few shapes per
+// first own key) and reused when an object has the very same own keys in the same order. The table is small
+// and bounded (cleared when full), so hostile documents with many shapes only lose the shortcut.
+interface Shape {
+  /** `Object.keys` as seen (own order). */
+  readonly raw: ReadonlyArray<string>
+  /** The same keys in canonical order. */
+  readonly keys: ReadonlyArray<string>
+  /** `"key":` for each canonical key, or `undefined` for a key that has no canonical form. */
+  readonly heads: ReadonlyArray<string | undefined>
+}
+
+const shapes = new Map<string, Array<Shape>>()
+const maxFirstKeys = 512
+const maxPerFirstKey = 8
+
+const sameKeys = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+const headOf = (key: string): string | undefined => {
+  try {
+    return writeString(key) + ":"
+  } catch {
+    // reported when the key is reached, so that earlier errors keep their precedence
+    return undefined
+  }
+}
+
+const noKeys: Shape = { raw: [], keys: [], heads: [] }
+
+const shapeOf = (object: object): Shape => {
+  const raw = Object.keys(object)
+  if (raw.length === 0) return noKeys
+  const first = raw[0]!
+  let bucket = shapes.get(first)
+  if (bucket !== undefined) {
+    for (let i = 0; i < bucket.length; i++) if (sameKeys(bucket[i]!.raw, raw)) return bucket[i]!
+  }
+  const keys = canonicalKeys(raw.slice())
+  const heads = new Array<string | undefined>(keys.length)
+  for (let i = 0; i < keys.length; i++) heads[i] = headOf(keys[i]!)
+  const shape: Shape = { raw, keys, heads }
+  if (bucket === undefined) {
+    if (shapes.size >= maxFirstKeys) shapes.clear()
+    bucket = []
+    shapes.set(first, bucket)
+  }
+  if (bucket.length >= maxPerFirstKey) bucket.shift()
+  bucket.push(shape)
+  return shape
+}
+
+const writeNumber = (value: number): string => {
+  if (!Number.isFinite(value)) {
+    throw new Issue({ reason: "non-finite", message: `non-finite number ${String(value)}` })
+  }
+  return value === 0 ? "0" : String(value)
+}
+
 const write = (value: unknown, depth: number): string => {
   if (value === null) return "null"
   switch (typeof value) {
     case "boolean":
       return value ? "true" : "false"
     case "number":
-      if (!Number.isFinite(value)) {
-        throw new Issue({ reason: "non-finite", message: `non-finite number ${String(value)}` })
-      }
-      return value === 0 ? "0" : String(value)
+      return writeNumber(value)
     case "string":
       return writeString(value)
     case "object": {
@@ -154,23 +213,23 @@ const write = (value: unknown, depth: number): string => {
         throw new Issue({ reason: "depth", message: `nesting deeper than ${maxDepth}` })
       }
       if (Array.isArray(value)) {
-        let out = "["
-        for (let i = 0; i < value.length; i++) {
-          if (i > 0) out += ","
-          out += write(value[i], depth + 1)
-        }
+        if (value.length === 0) return "[]"
+        let out = "[" + write(value[0], depth + 1)
+        for (let i = 1; i < value.length; i++) out += "," + write(value[i], depth + 1)
         return out + "]"
       }
-      const keys = canonicalKeys(value)
+      const shape = shapeOf(value)
+      const { heads, keys } = shape
       let out = "{"
       let first = true
       for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!
-        const item = (value as Record<string, unknown>)[key]
+        const item = (value as Record<string, unknown>)[keys[i]!]
         if (item === undefined) continue
-        if (first) first = false
-        else out += ","
-        out += writeString(key) + ":" + write(item, depth + 1)
+        const head = heads[i] ?? writeString(keys[i]!) + ":"
+        if (first) {
+          first = false
+          out += head + write(item, depth + 1)
+        } else out += "," + head + write(item, depth + 1)
       }
       return out + "}"
     }
@@ -224,13 +283,22 @@ export const encodeUnsafe = (value: unknown): string => {
 export const byteLength = (value: unknown): Either.Either<number, CanonicalIssue> =>
   Either.map(encode(value), (text) => Buffer.byteLength(text, "utf8"))
 
+const createHash = Crypto.createHash
+// `crypto.hash` (Node ≥ 20.12): the one-shot digest, without a Hash object per call.
+const oneShot: ((algorithm: string, data: string, encoding: "hex") => string) | undefined =
+  typeof (Crypto as { hash?: unknown }).hash === "function"
+    ? (Crypto as unknown as { hash: (algorithm: string, data: string, encoding: "hex") => string }).hash
+    : undefined
+
 /**
  * `"sha256:" + lowercase hex(SHA-256(UTF-8 bytes))` of a text.
  *
  * @since 0.1.0
  * @category digests
  */
-export const digestText = (text: string): string => "sha256:" + createHash("sha256").update(text, "utf8").digest("hex")
+export const digestText = (text: string): string =>
+  "sha256:" +
+  (oneShot !== undefined ? oneShot("sha256", text, "hex") : createHash("sha256").update(text, "utf8").digest("hex"))
 
 /**
  * The digest of a value's canonical JSON.

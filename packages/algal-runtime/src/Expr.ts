@@ -28,15 +28,19 @@
  *
  * Expr.evaluate(["div", 1, 0], {}, 100)
  * // { ok: false, error: { code: "EXPR_DIV_ZERO", op: "div" }, fuel: 4 }
+ *
+ * // check and compile once, run many times (identical results, fuel and errors)
+ * const compiled = Expr.compile(total, ["charges"])
+ * Expr.run(compiled, { charges: [{ amt: 1 }] }, 1_000)
  * ```
  *
  * @since 0.1.0
  */
 import type { Json } from "./Canonical.js"
 import { checkProgram } from "./internal/expr/check.js"
-import { run } from "./internal/expr/eval.js"
+import { compile as compileNode, type Compiled as Code, execute } from "./internal/expr/compile.js"
 import { ExprFault, type ExprRecord } from "./internal/expr/fault.js"
-import { exceedsDepth, measure } from "./internal/expr/input.js"
+import { admitFast, exceedsDepth, measure } from "./internal/expr/input.js"
 import {
   BOUNDS,
   canonicalText,
@@ -205,6 +209,9 @@ const admitEnv = (env: unknown): Map<string, V> | ExprError => {
   if (env === null || typeof env !== "object" || Array.isArray(env)) return parseError("env must be a JSON object")
   const keys = Object.keys(env)
   if (keys.length > BOUNDS.envKeys) return boundsError("object-keys")
+  if (keys.length > 1) keys.sort(compareUtf8)
+  const fast = admitFast(env as Record<string, unknown>, keys, BOUNDS.envBytes, BOUNDS.listLen, BOUNDS.objectKeys)
+  if (fast !== undefined) return fast
   const measured = measure(env, BOUNDS.envBytes)
   if (measured._tag === "NotJson") {
     return parseError(`env is not JSON: ${measured.reason}${measured.path === "" ? "" : ` at ${measured.path}`}`)
@@ -213,7 +220,7 @@ const admitEnv = (env: unknown): Map<string, V> | ExprError => {
   if (exceedsDepth(env, 1, BOUNDS.valueDepth)) return boundsError("value-depth")
   const record = env as Record<string, unknown>
   const out = new Map<string, V>()
-  for (const key of keys.sort(compareUtf8)) {
+  for (const key of keys) {
     const value = fromJson(record[key])
     valueBytes(value, 1)
     out.set(key, value)
@@ -223,21 +230,108 @@ const admitEnv = (env: unknown): Map<string, V> | ExprError => {
 
 const evaluateInternal = (program: unknown, env: unknown, fuel: number): Internal => {
   try {
-    return runEvaluation(program, env, fuel)
+    return runEvaluation(program, undefined, env, fuel)
   } finally {
     releaseCaches()
   }
 }
 
-const runEvaluation = (program: unknown, env: unknown, fuel: number): Internal => {
+/** The static check and compilation of a program for the given names, or the first error. */
+const prepare = (program: unknown, names: ReadonlyArray<string>): Code | ExprError => {
+  try {
+    return compileNode(checkProgram(program, names))
+  } catch (error) {
+    if (error instanceof ExprFault) return asError(error.record)
+    // Only reachable for exotic inputs whose reading throws (e.g. a Proxy with a throwing trap).
+    return parseError(`input could not be read: ${describe(error)}`)
+  }
+}
+
+const isCode = (u: Code | ExprError): u is Code => typeof u.code === "function"
+
+const sameNames = (admitted: Map<string, V>, names: ReadonlyArray<string>): boolean => {
+  if (admitted.size !== names.length) return false
+  let i = 0
+  for (const key of admitted.keys()) if (key !== names[i++]) return false
+  return true
+}
+
+// `evaluate` remembers the compiled form of each program object it has admitted, with a private
+// copy of the program as it was then. A later call with the same object reuses it only if the
+// program is still structurally identical to that copy (a walk with no allocation, much cheaper
+// than the check) and the env has the same names — so the result is always that of checking the
+// program as it is now. Keyed weakly: a program that is no longer referenced is forgotten.
+interface Remembered {
+  readonly copy: unknown
+  readonly names: ReadonlyArray<string>
+  readonly code: Code
+}
+
+const remembered = new WeakMap<object, Remembered>()
+
+const isPlainObject = (u: object): boolean => {
+  const proto = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+// Whether a live value is structurally identical to a private copy of an admitted program: same
+// scalars (`Object.is`), same array lengths, same plain-object keys in the same order.
+const sameJson = (live: unknown, copy: unknown): boolean => {
+  if (live === null || typeof live !== "object" || copy === null || typeof copy !== "object") {
+    return Object.is(live, copy)
+  }
+  if (Array.isArray(copy)) {
+    if (!Array.isArray(live) || live.length !== copy.length) return false
+    for (let i = 0; i < copy.length; i++) if (!sameJson(live[i], copy[i])) return false
+    return true
+  }
+  if (Array.isArray(live) || !isPlainObject(live)) return false
+  const keys = Object.keys(live)
+  const want = Object.keys(copy)
+  if (keys.length !== want.length) return false
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (key !== want[i]) return false
+    if (!sameJson((live as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
+const unchanged = (program: object, known: Remembered): boolean => {
+  try {
+    return sameJson(program, known.copy)
+  } catch {
+    // an exotic program whose reading throws: the full check reports it
+    return false
+  }
+}
+
+const prepareCached = (program: unknown, admitted: Map<string, V>): Code | ExprError => {
+  const cacheable = program !== null && typeof program === "object"
+  if (cacheable) {
+    const known = remembered.get(program)
+    if (known !== undefined && sameNames(admitted, known.names) && unchanged(program, known)) return known.code
+  }
+  const names = Array.from(admitted.keys())
+  const code = prepare(program, names)
+  if (cacheable && isCode(code)) remembered.set(program, { copy: copyJson(program), names, code })
+  return code
+}
+
+const runEvaluation = (program: unknown, compiled: Compiled | undefined, env: unknown, fuel: number): Internal => {
   try {
     const admitted = admitEnv(env)
     if (!(admitted instanceof Map)) return { ok: false, error: admitted, fuel: 0 }
-    const compiled = checkProgram(program, Array.from(admitted.keys()))
+    // The check runs with the env keys as the names in scope: a program compiled for other names
+    // is checked again (exactly what `evaluate` does).
+    const code = compiled !== undefined
+      ? sameNames(admitted, compiled.names) ? compiled.code : prepare(compiled.program, Array.from(admitted.keys()))
+      : prepareCached(program, admitted)
+    if (!isCode(code)) return { ok: false, error: code, fuel: 0 }
     if (!Number.isInteger(fuel) || fuel < 0 || fuel > maxFuel) {
       return { ok: false, error: { code: "EXPR_BOUNDS", what: fuelBudgetWhat, max: maxFuel }, fuel: 0 }
     }
-    const outcome = run(compiled, admitted, fuel)
+    const outcome = execute(code, admitted, fuel)
     if (!outcome.ok) return { ok: false, error: asError(outcome.fault.record), fuel: outcome.fuel }
     if (exceedsBytes(outcome.value, BOUNDS.outputBytes)) {
       return { ok: false, error: boundsError("output-bytes"), fuel: outcome.fuel }
@@ -315,6 +409,99 @@ export const evaluateJson = (
   return {
     text: `{"error":${canonicalText(fromJson(outcome.error))},"fuel":${outcome.fuel},"ok":false}`,
     document: outcome
+  }
+}
+
+const CompiledTypeId: unique symbol = Symbol.for("@steward/algal-runtime/Expr/Compiled")
+
+/**
+ * A program checked and compiled once for a set of env names (`compile`), to be run many times
+ * (`run`). Holds a private copy of the program: later changes to the program value do not affect it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Compiled {
+  readonly [CompiledTypeId]: typeof CompiledTypeId
+  /** The names in scope it was checked with, in UTF-8 byte order. */
+  readonly names: ReadonlyArray<string>
+  /** The static check's first error, when the program was rejected. */
+  readonly error: ExprError | undefined
+  /** @internal */
+  readonly program: unknown
+  /** @internal */
+  readonly code: Code | ExprError
+}
+
+// A private copy of an admitted program (≤ 16 KiB of JSON, so the recursion is shallow).
+const copyJson = (u: unknown): unknown => {
+  if (u === null || typeof u !== "object") return u
+  if (Array.isArray(u)) return u.map(copyJson)
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(u)) {
+    Object.defineProperty(out, key, {
+      value: copyJson((u as Record<string, unknown>)[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true
+    })
+  }
+  return out
+}
+
+/**
+ * Check and compile a program once for the env names it will run with (an expr cell's declared
+ * input ports, `["value"]` for a guard). `run(compile(p, keys(env)), env, fuel)` returns exactly
+ * what `evaluate(p, env, fuel)` returns — same value, same fuel, same error — without repeating the
+ * static check; when `run` is given an env whose keys differ from `names` it checks the program
+ * again for those keys, so the equivalence holds for every env. Never throws.
+ *
+ * @example
+ * ```ts
+ * const compiled = Expr.compile(["add", ["get", "x"], 1], ["x"])
+ * Expr.run(compiled, { x: 2 }, 100) // { ok: true, value: 3, fuel: 7 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const compile = (program: unknown, names: ReadonlyArray<string>): Compiled => {
+  const given: ReadonlyArray<unknown> = Array.isArray(names) ? names : []
+  const sorted = Array.from(new Set(given.filter((name): name is string => typeof name === "string"))).sort(compareUtf8)
+  try {
+    const code = prepare(program, sorted)
+    return {
+      [CompiledTypeId]: CompiledTypeId,
+      names: sorted,
+      error: isCode(code) ? undefined : code,
+      program: isCode(code) ? copyJson(program) : program,
+      code
+    }
+  } finally {
+    releaseCaches()
+  }
+}
+
+/**
+ * Evaluate a compiled program against an env record under a fuel budget: the same result, fuel and
+ * error as `evaluate` of the program (env admission and bounds, the static check's error, the fuel
+ * budget check, the metered run and the output bounds, in that order). Never throws.
+ *
+ * @example
+ * ```ts
+ * const guard = Expr.compile(["gt", ["get", "value"], 100], ["value"])
+ * Expr.run(guard, { value: 120 }, 10_000) // { ok: true, value: true, fuel: 7 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const run = (compiled: Compiled, env: Readonly<Record<string, Json>>, fuel: number = defaultFuel): Result => {
+  try {
+    const outcome = runEvaluation(undefined, compiled, env, fuel)
+    return outcome.ok ? { ok: true, value: toJson(outcome.value) as Json, fuel: outcome.fuel } : outcome
+  } finally {
+    releaseCaches()
   }
 }
 

@@ -67,7 +67,10 @@ export class FnRegistry extends Context.Tag("@steward/algal-runtime/FnRegistry")
 
 const json: PortDecl = { type: "json" }
 const text: PortDecl = { type: "text" }
-const ok = (value: Json, work?: number): FnResult => (work === undefined ? { ok: true, outputs: { value } } : { ok: true, outputs: { value }, work })
+const ok = (
+  value: Json,
+  work?: number
+): FnResult => (work === undefined ? { ok: true, outputs: { value } } : { ok: true, outputs: { value }, work })
 const failed = (message: string): FnResult => ({ ok: false, message })
 const show = (v: Json | undefined): string => (typeof v === "string" ? v : Canonical.encodeUnsafe(v ?? null))
 const asciiUpper = (s: string): string => s.replace(/[a-z]+/g, (m) => m.toUpperCase())
@@ -93,7 +96,11 @@ export const builtins: ReadonlyMap<string, FnDefinition> = new Map<string, FnDef
   [
     "coalesce.v1",
     {
-      inputs: { a: { type: "json", optional: true }, b: { type: "json", optional: true }, c: { type: "json", optional: true } },
+      inputs: {
+        a: { type: "json", optional: true },
+        b: { type: "json", optional: true },
+        c: { type: "json", optional: true }
+      },
       outputs: { value: json },
       cost: 10,
       invoke: (i) => {
@@ -107,7 +114,12 @@ export const builtins: ReadonlyMap<string, FnDefinition> = new Map<string, FnDef
   ],
   [
     "format.v1",
-    { inputs: { prefix: text, value: json }, outputs: { value: text }, cost: 10, invoke: (i) => ok(show(i.prefix) + show(i.value)) }
+    {
+      inputs: { prefix: text, value: json },
+      outputs: { value: text },
+      cost: 10,
+      invoke: (i) => ok(show(i.prefix) + show(i.value))
+    }
   ],
   [
     "tag.v1",
@@ -158,7 +170,12 @@ export const builtins: ReadonlyMap<string, FnDefinition> = new Map<string, FnDef
     }
   ],
   ["inc.v1", { inputs: { value: json }, outputs: { value: json }, cost: 5, invoke: numeric("inc.v1", (n) => n + 1) }],
-  ["double.v1", { inputs: { value: json }, outputs: { value: json }, cost: 5, invoke: numeric("double.v1", (n) => n * 2) }],
+  ["double.v1", {
+    inputs: { value: json },
+    outputs: { value: json },
+    cost: 5,
+    invoke: numeric("double.v1", (n) => n * 2)
+  }],
   [
     "not.v1",
     {
@@ -168,7 +185,12 @@ export const builtins: ReadonlyMap<string, FnDefinition> = new Map<string, FnDef
       invoke: (i) => (typeof i.value === "boolean" ? ok(!i.value) : failed("not.v1: expected a boolean"))
     }
   ],
-  ["uppercase.v1", { inputs: { value: text }, outputs: { value: text }, cost: 5, invoke: (i) => ok(String(i.value).toUpperCase()) }],
+  ["uppercase.v1", {
+    inputs: { value: text },
+    outputs: { value: text },
+    cost: 5,
+    invoke: (i) => ok(String(i.value).toUpperCase())
+  }],
   [
     "label.v1",
     {
@@ -184,7 +206,11 @@ export const builtins: ReadonlyMap<string, FnDefinition> = new Map<string, FnDef
       inputs: { list: json, item: json },
       outputs: { value: json },
       cost: 5,
-      invoke: (i) => (Array.isArray(i.list) ? ok([...(i.list as ReadonlyArray<Json>), i.item ?? null]) : failed("push.v1: list is not a list"))
+      invoke: (
+        i
+      ) => (Array.isArray(i.list)
+        ? ok([...(i.list as ReadonlyArray<Json>), i.item ?? null])
+        : failed("push.v1: list is not a list"))
     }
   ]
 ])

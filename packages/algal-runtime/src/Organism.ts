@@ -26,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import type * as AlgalError from "./AlgalError.js"
 import type * as Canonical from "./Canonical.js"
 import * as Manifest from "./Manifest.js"
@@ -134,7 +134,12 @@ export interface Builder<Ids extends string, Outs extends string, Ins extends st
   readonly fn: <const Id extends string, const F extends keyof BuiltinFnPorts>(
     id: NewId<Id, Ids>,
     fn: F
-  ) => Builder<Ids | Id, Outs | Endpoints<Id, BuiltinFnPorts[F]["out"]>, Ins | Endpoints<Id, BuiltinFnPorts[F]["in"]>, Inputs>
+  ) => Builder<
+    Ids | Id,
+    Outs | Endpoints<Id, BuiltinFnPorts[F]["out"]>,
+    Ins | Endpoints<Id, BuiltinFnPorts[F]["in"]>,
+    Inputs
+  >
   /** An `fn` cell calling a host fn, declaring its port names. */
   readonly hostFn: <const Id extends string, const I extends string, const O extends string>(
     id: NewId<Id, Ids>,
@@ -152,9 +157,13 @@ export interface Builder<Ids extends string, Outs extends string, Ins extends st
     spec: AgentSpec<P> & { readonly kind?: "agent" | "classifier" | "gate" }
   ) => Builder<Ids | Id, Outs | `${Id}.out`, Ins | Endpoints<Id, keyof P>, Inputs>
   /** A `store` cell: `data` → `ref`. */
-  readonly store: <const Id extends string>(id: NewId<Id, Ids>) => Builder<Ids | Id, Outs | `${Id}.ref`, Ins | `${Id}.data`, Inputs>
+  readonly store: <const Id extends string>(
+    id: NewId<Id, Ids>
+  ) => Builder<Ids | Id, Outs | `${Id}.ref`, Ins | `${Id}.data`, Inputs>
   /** A `load` cell: `ref` → `data`. */
-  readonly load: <const Id extends string>(id: NewId<Id, Ids>) => Builder<Ids | Id, Outs | `${Id}.data`, Ins | `${Id}.ref`, Inputs>
+  readonly load: <const Id extends string>(
+    id: NewId<Id, Ids>
+  ) => Builder<Ids | Id, Outs | `${Id}.data`, Ins | `${Id}.ref`, Inputs>
   /** A read slot: emits `data`. */
   readonly readSlot: <const Id extends string>(
     id: NewId<Id, Ids>,
@@ -212,7 +221,8 @@ const builder = (state: State): Builder<never, never, never, never> => {
   const add = (cell: { readonly [key: string]: unknown }) => builder({ ...state, cells: [...state.cells, cell] })
   const self = {
     input: (id: string, outputs: PortsSpec) => add({ id, kind: "input", outputs: portMap(outputs) }),
-    const: (id: string, outputs: { readonly [name: string]: Manifest.ConstPortDecl }) => add({ id, kind: "const", outputs }),
+    const: (id: string, outputs: { readonly [name: string]: Manifest.ConstPortDecl }) =>
+      add({ id, kind: "const", outputs }),
     fn: (id: string, fn: string) => add({ id, kind: "fn", fn }),
     hostFn: (id: string, fn: string) => add({ id, kind: "fn", fn }),
     expr: (id: string, spec: { inputs: PortsSpec; program: Program; output: Manifest.OutputContract }) =>

@@ -17,6 +17,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as AlgalError from "./AlgalError.js"
+import * as Expr from "./Expr.js"
 import * as FnRegistry from "./FnRegistry.js"
 import { fail, Issue } from "./internal/issue.js"
 import * as Manifest from "./Manifest.js"
@@ -30,6 +31,12 @@ import * as Manifest from "./Manifest.js"
 export interface ToolSignature {
   readonly inputs: Readonly<Record<string, Manifest.PortDecl>>
   readonly outputs: Readonly<Record<string, Manifest.PortDecl>>
+  /** Whether the tool only reads or also writes host state (default `read`). */
+  readonly effect?: "read" | "write"
+  /** Work units charged per call (default 0), plus the output's canonical bytes. */
+  readonly cost?: number
+  /** Largest canonical output the tool may return (default 65,536 bytes). */
+  readonly maxOutputBytes?: number
 }
 
 /**
@@ -60,6 +67,8 @@ export interface CompiledEdge {
   readonly fail: boolean
   /** The producer port is a `many` port (an `each` output): its list is flattened into many ports. */
   readonly many: boolean
+  /** The guard's expr program compiled once for the name `value`. */
+  readonly guardExpr?: Expr.Compiled | undefined
 }
 
 /**
@@ -84,6 +93,10 @@ export interface CompiledCell {
   readonly handlesFailure: boolean
   readonly fn: FnRegistry.FnDefinition | undefined
   readonly child: Program | undefined
+  /** The host tool signature of a `tool` cell. */
+  readonly tool?: ToolSignature | undefined
+  /** An `expr` cell's program compiled once for its declared input names. */
+  readonly expr?: Expr.Compiled | undefined
 }
 
 /**
@@ -103,6 +116,8 @@ export interface Program {
   readonly interfaceInputs: Readonly<Record<string, Manifest.PortDecl>>
   /** Interface output ports (name → declaration of the producing port). */
   readonly interfaceOutputs: Readonly<Record<string, Manifest.PortDecl>>
+  /** The options it was compiled with (`spawn` cells compile delivered manifests with them). */
+  readonly options?: CompileOptions
 }
 
 /**
@@ -174,6 +189,8 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
     let outputs: Readonly<Record<string, Manifest.PortDecl>> = {}
     let fn: FnRegistry.FnDefinition | undefined
     let child: Program | undefined
+    let tool: ToolSignature | undefined
+    let expr: Expr.Compiled | undefined
     switch (c.kind) {
       case "input":
       case "const":
@@ -189,12 +206,14 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       case "expr":
         inputs = c.inputs ?? {}
         outputs = { out: portsOfContract(c.output) }
+        expr = Expr.compile(c.expr.program, Object.keys(inputs))
         break
       case "tool": {
         const sig = own(tools, c.tool)
         if (sig === undefined) fail("TOOL_UNKNOWN", `unknown tool ${c.tool}`, `${at}.tool`)
         inputs = sig!.inputs
         outputs = sig!.outputs
+        tool = sig
         break
       }
       case "agent":
@@ -203,8 +222,10 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       case "decide":
         inputs = c.inputs ?? {}
         outputs = { out: c.kind === "decide" ? json : portsOfContract(c.output) }
-        for (const [j, tool] of (c.tools ?? []).entries()) {
-          if (!fns.fns.has(tool) && own(tools, tool) === undefined) fail("TOOL_UNKNOWN", `unknown tool ${tool}`, `${at}.tools[${j}]`)
+        for (const [j, name] of (c.tools ?? []).entries()) {
+          if (!fns.fns.has(name) && own(tools, name) === undefined) {
+            fail("TOOL_UNKNOWN", `unknown tool ${name}`, `${at}.tools[${j}]`)
+          }
         }
         break
       case "recall":
@@ -219,7 +240,9 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
         if (sub === undefined) {
           const m = options.manifests?.(digest)
           if (m === undefined) fail("STORE_MISS", `embedded manifest ${digest} is not in the store`, `${at}.manifest`)
-          if (Manifest.digest(m!) !== digest) fail("DIGEST_MISMATCH", `embedded manifest does not hash to ${digest}`, `${at}.manifest`)
+          if (Manifest.digest(m!) !== digest) {
+            fail("DIGEST_MISMATCH", `embedded manifest does not hash to ${digest}`, `${at}.manifest`)
+          }
           sub = compileInto(m!, options, state, depth + 1)
           state.memo.set(digest, sub)
         }
@@ -235,12 +258,18 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
         for (const [name, decl] of Object.entries(sub.interfaceOutputs)) {
           outs[name] = c.kind === "each" ? { ...decl, many: true } : decl
         }
-        if (c.kind === "each" && !hasOwn(ins, c.over!)) fail("INTERFACE_MISMATCH", `each over ${c.over} is not an interface input`, `${at}.over`)
+        if (c.kind === "each" && !hasOwn(ins, c.over!)) {
+          fail("INTERFACE_MISMATCH", `each over ${c.over} is not an interface input`, `${at}.over`)
+        }
         if (c.kind === "repeat") {
           for (const [out, inp] of Object.entries(c.carry ?? {})) {
-            if (!hasOwn(outs, out) || !hasOwn(ins, inp)) fail("INTERFACE_MISMATCH", `carry ${out} -> ${inp} names no interface port`, `${at}.carry`)
+            if (!hasOwn(outs, out) || !hasOwn(ins, inp)) {
+              fail("INTERFACE_MISMATCH", `carry ${out} -> ${inp} names no interface port`, `${at}.carry`)
+            }
           }
-          if (c.until !== undefined && !hasOwn(outs, c.until.output)) fail("INTERFACE_MISMATCH", `until output ${c.until.output} is not an interface output`, `${at}.until`)
+          if (c.until !== undefined && !hasOwn(outs, c.until.output)) {
+            fail("INTERFACE_MISMATCH", `until output ${c.until.output} is not an interface output`, `${at}.until`)
+          }
         }
         inputs = ins
         outputs = outs
@@ -263,7 +292,7 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
         outputs = { data: json, digest: { type: "text" } }
         break
     }
-    return { inputs, outputs, fn, child }
+    return { inputs, outputs, fn, child, tool, expr }
   })
 
   // 2. edges
@@ -278,7 +307,9 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       fail("MANIFEST_INVALID", "unknown producer cell/port", `${at}.from`)
     }
     const to = index.get(e.to.cell)
-    if (to === undefined || !hasOwn(resolved[to]!.inputs, e.to.port)) fail("MANIFEST_INVALID", "unknown consumer cell/port", `${at}.to`)
+    if (to === undefined || !hasOwn(resolved[to]!.inputs, e.to.port)) {
+      fail("MANIFEST_INVALID", "unknown consumer cell/port", `${at}.to`)
+    }
     const producer = resolved[from!]!.outputs[e.from.port]!
     const consumer = resolved[to!]!.inputs[e.to.port]!
     const isFail = e.on === "fail"
@@ -316,7 +347,8 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       toPort: e.to.port,
       guard: e.guard,
       fail: isFail,
-      many: producer.many === true
+      many: producer.many === true,
+      guardExpr: e.guard !== undefined && "expr" in e.guard ? Expr.compile(e.guard.expr.program, ["value"]) : undefined
     })
     adjacency[from!]!.push(to!)
   })
@@ -335,7 +367,9 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       if (indegree[t] === 0) queue.push(t)
     }
   }
-  if (seen !== manifest.cells.length) fail("GRAPH_CYCLE", "manifest graph contains a cycle; organisms must be acyclic", "$.edges")
+  if (seen !== manifest.cells.length) {
+    fail("GRAPH_CYCLE", "manifest graph contains a cycle; organisms must be acyclic", "$.edges")
+  }
 
   // 4. interface
   const interfaceInputs: Record<string, Manifest.PortDecl> = {}
@@ -343,9 +377,13 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
     const at = `$.interface.inputs.${name}`
     const i = index.get(ep.cell)
     if (i === undefined) fail("INTERFACE_MISMATCH", `interface input ${name} names unknown cell ${ep.cell}`, at)
-    if (manifest.cells[i!]!.kind !== "input") fail("INTERFACE_MISMATCH", `interface input ${name} must name an input cell`, at)
+    if (manifest.cells[i!]!.kind !== "input") {
+      fail("INTERFACE_MISMATCH", `interface input ${name} must name an input cell`, at)
+    }
     const decl = own(resolved[i!]!.outputs, ep.port)
-    if (decl === undefined) fail("INTERFACE_MISMATCH", `interface input ${name} names unknown port ${ep.cell}.${ep.port}`, at)
+    if (decl === undefined) {
+      fail("INTERFACE_MISMATCH", `interface input ${name} names unknown port ${ep.cell}.${ep.port}`, at)
+    }
     interfaceInputs[name] = decl!
   }
   const interfaceOutputs: Record<string, Manifest.PortDecl> = {}
@@ -354,7 +392,9 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
     const i = index.get(ep.cell)
     if (i === undefined) fail("INTERFACE_MISMATCH", `interface output ${name} names unknown cell ${ep.cell}`, at)
     const decl = own(resolved[i!]!.outputs, ep.port)
-    if (decl === undefined) fail("INTERFACE_MISMATCH", `interface output ${name} names unknown port ${ep.cell}.${ep.port}`, at)
+    if (decl === undefined) {
+      fail("INTERFACE_MISMATCH", `interface output ${name} names unknown port ${ep.cell}.${ep.port}`, at)
+    }
     interfaceOutputs[name] = decl!
   }
 
@@ -376,7 +416,9 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
     const view = c.view
     if (Array.isArray(view.inputs)) {
       for (const name of view.inputs as ReadonlyArray<string>) {
-        if (!hasOwn(resolved[i]!.inputs, name)) fail("MANIFEST_INVALID", `view input ${name} is not a declared input`, at)
+        if (!hasOwn(resolved[i]!.inputs, name)) {
+          fail("MANIFEST_INVALID", `view input ${name} is not a declared input`, at)
+        }
       }
     }
     if (view.graph === true && view.cells === undefined) fail("MANIFEST_INVALID", "view graph requires view cells", at)
@@ -384,9 +426,13 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       const up = ancestors(i)
       for (const ref of view.cells) {
         const j = index.get(ref.cell)
-        if (j === undefined || !up.has(j)) fail("MANIFEST_INVALID", `view cell ${ref.cell} is not upstream of ${c.id}`, at)
+        if (j === undefined || !up.has(j)) {
+          fail("MANIFEST_INVALID", `view cell ${ref.cell} is not upstream of ${c.id}`, at)
+        }
         for (const port of ref.ports ?? []) {
-          if (!hasOwn(resolved[j!]!.outputs, port)) fail("MANIFEST_INVALID", `view port ${ref.cell}.${port} does not exist`, at)
+          if (!hasOwn(resolved[j!]!.outputs, port)) {
+            fail("MANIFEST_INVALID", `view port ${ref.cell}.${port} does not exist`, at)
+          }
         }
       }
     }
@@ -407,7 +453,9 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
       producers,
       handlesFailure: failFrom.has(i),
       fn: r.fn,
-      child: r.child
+      child: r.child,
+      tool: r.tool,
+      expr: r.expr
     }
   })
   return {
@@ -417,7 +465,8 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
     byId: new Map(cells.map((c) => [c.id, c])),
     fns,
     interfaceInputs,
-    interfaceOutputs
+    interfaceOutputs,
+    options
   }
 }
 
@@ -432,7 +481,10 @@ export const compileSync = (
   options: CompileOptions = {}
 ): { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: AlgalError.AlgalError } => {
   try {
-    return { ok: true, program: compileInto(manifest, options, { instances: 0, cells: 0, edges: 0, memo: new Map() }, 0) }
+    return {
+      ok: true,
+      program: compileInto(manifest, options, { instances: 0, cells: 0, edges: 0, memo: new Map() }, 0)
+    }
   } catch (error) {
     if (error instanceof Issue) return { ok: false, error: Manifest.toError(error) }
     // Not reachable for manifests produced by `Manifest.parse`; a hand-built malformed value lands here.
@@ -463,7 +515,9 @@ export const compile: (
  * @since 0.1.0
  * @category constructors
  */
-export const resolverOf = (manifests: Iterable<Manifest.Manifest>): (digest: string) => Manifest.Manifest | undefined => {
+export const resolverOf = (
+  manifests: Iterable<Manifest.Manifest>
+): (digest: string) => Manifest.Manifest | undefined => {
   const map = new Map<string, Manifest.Manifest>()
   for (const m of manifests) map.set(Manifest.digest(m), m)
   return (digest) => map.get(digest)

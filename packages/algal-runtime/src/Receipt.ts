@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as AlgalError from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
+import type * as EffectRequest from "./EffectRequest.js"
 import { has, invalid, isObj, Issue, type Obj } from "./internal/issue.js"
 import type { Json } from "./Manifest.js"
 
@@ -60,7 +61,11 @@ export interface CellRecord {
  */
 export type Event =
   | { readonly seq: number; readonly kind: "run.start"; readonly digest: string }
-  | { readonly seq: number; readonly kind: "cell.commit" | "cell.skip" | "cell.fail" | "cell.suspend"; readonly path: string }
+  | {
+    readonly seq: number
+    readonly kind: "cell.commit" | "cell.skip" | "cell.fail" | "cell.suspend"
+    readonly path: string
+  }
   | { readonly seq: number; readonly kind: "effect"; readonly path: string; readonly digest: string }
   | { readonly seq: number; readonly kind: "run.end"; readonly outcome: Outcome }
 
@@ -97,7 +102,7 @@ export interface Receipt {
   readonly args: { readonly [cell: string]: { readonly [port: string]: Json } }
   readonly outcome: Outcome
   readonly cells: { readonly [path: string]: CellRecord }
-  readonly effects: ReadonlyArray<Json>
+  readonly effects: ReadonlyArray<EffectRequest.EffectReceipt>
   readonly events: ReadonlyArray<Event>
   readonly work: { readonly steps: number; readonly agentCalls: number; readonly units: number }
   readonly failure?: FailureRecord & { readonly path: string }
@@ -187,8 +192,8 @@ const countNodes = (v: unknown, limit: number): number => {
   while (stack.length > 0 && n <= limit) {
     const x = stack.pop()
     n += 1
-    if (Array.isArray(x)) for (const y of x) stack.push(y)
-    else if (isObj(x)) for (const k in x) stack.push(x[k])
+    if (Array.isArray(x)) { for (const y of x) stack.push(y) }
+    else if (isObj(x)) { for (const k in x) stack.push(x[k]) }
   }
   return n
 }
@@ -222,7 +227,9 @@ const validateSync = (json: unknown): Receipt => {
     int(rec.work, `${at}.work`)
     if (has(rec, "outputs")) obj(rec.outputs, `${at}.outputs`)
     if (has(rec, "failure")) failureOf(rec.failure, `${at}.failure`, false)
-    if (has(rec, "effectDigest") && !Canonical.isDigest(rec.effectDigest)) invalid("receipt: expected digest", `${at}.effectDigest`)
+    if (has(rec, "effectDigest") && !Canonical.isDigest(rec.effectDigest)) {
+      invalid("receipt: expected digest", `${at}.effectDigest`)
+    }
     if (has(rec, "toolCalls") && !Array.isArray(rec.toolCalls)) invalid("receipt: expected list", `${at}.toolCalls`)
     if (has(rec, "rounds")) int(rec.rounds, `${at}.rounds`)
     if (has(rec, "items")) int(rec.items, `${at}.items`)
@@ -274,7 +281,11 @@ export const decode: (json: unknown) => Effect.Effect<Receipt, AlgalError.AlgalE
       return validateSync(json)
     } catch (error) {
       if (error instanceof Issue) {
-        return yield* AlgalError.make(error.code, error.message, error.path === undefined ? undefined : { path: error.path })
+        return yield* AlgalError.make(
+          error.code,
+          error.message,
+          error.path === undefined ? undefined : { path: error.path }
+        )
       }
       return yield* AlgalError.invalid("receipt: malformed", "$")
     }

@@ -21,7 +21,8 @@
  */
 import * as AlgalError from "./AlgalError.js"
 import type * as BlobStore from "./BlobStore.js"
-import { type Execution, execute, type HostOp, maxArgsBytes } from "./internal/interpreter.js"
+import * as EffectRequest from "./EffectRequest.js"
+import { execute, type Execution, type HostOp, maxArgsBytes } from "./internal/interpreter.js"
 import { isObj, measureJson } from "./internal/issue.js"
 import type { Json } from "./Manifest.js"
 import type * as Program from "./Program.js"
@@ -143,6 +144,16 @@ export const drive = (
       case "slot.set":
         slots.set(op.name, op.text)
         break
+      case "effect":
+        // The synchronous runtime has no executors: nothing may serve a model call.
+        reply = EffectRequest.unbound(
+          op.digest,
+          `no executor is bound for ${op.request.kind} cell ${op.request.cellId}`
+        )
+        break
+      case "tool":
+        reply = EffectRequest.unbound(op.digest, `no host tool ${op.request.tool} is bound`)
+        break
     }
     step = gen.next(reply)
   }
@@ -160,7 +171,10 @@ export const runSync = (
   program: Program.Program,
   args: unknown,
   options: RunOptions = {}
-): { readonly ok: true; readonly result: RunResult } | { readonly ok: false; readonly error: AlgalError.AlgalError } => {
+): { readonly ok: true; readonly result: RunResult } | {
+  readonly ok: false
+  readonly error: AlgalError.AlgalError
+} => {
   const invalid = validateArgs(args)
   if (invalid !== undefined) return { ok: false, error: invalid }
   return { ok: true, result: runUnchecked(program, args as Args, options) }

@@ -138,4 +138,7 @@ export const makeSql = Effect.gen(function*() {
  * @since 0.1.0
  * @category layers
  */
-export const layerSql: Layer.Layer<SlotStore, AlgalError.AlgalError, SqlClient.SqlClient> = Layer.effect(SlotStore, makeSql)
+export const layerSql: Layer.Layer<SlotStore, AlgalError.AlgalError, SqlClient.SqlClient> = Layer.effect(
+  SlotStore,
+  makeSql
+)

@@ -92,3 +92,39 @@ export * as Admission from "./Admission.js"
  * @since 0.1.0
  */
 export * as Organism from "./Organism.js"
+
+/**
+ * Effect requests (`algal.effect.v1`, `algal.tool-effect.v1`), their digests, and effect receipts.
+ *
+ * @since 0.1.0
+ */
+export * as EffectRequest from "./EffectRequest.js"
+
+/**
+ * Host authority over model calls: the `Executor` interface, route binding, the `Executors`
+ * service, and the scripted and managed executors.
+ *
+ * @since 0.1.0
+ */
+export * as Executor from "./Executor.js"
+
+/**
+ * The host tool registry (tool cells, agent tool calls) and capability handles.
+ *
+ * @since 0.1.0
+ */
+export * as ToolRegistry from "./ToolRegistry.js"
+
+/**
+ * Resumable controllers: run a managed program in slices that suspend at each agent cell.
+ *
+ * @since 0.1.0
+ */
+export * as Controller from "./Controller.js"
+
+/**
+ * An executor over `@effect/ai`'s `LanguageModel` (any @effect/ai provider serves agent, classifier, gate, decide).
+ *
+ * @since 0.1.0
+ */
+export * as LanguageModelExecutor from "./LanguageModelExecutor.js"

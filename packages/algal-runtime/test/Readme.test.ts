@@ -1,13 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AlgalRuntime, Expr, Organism } from "../src/index.js"
+import { AlgalRuntime, Executor, Expr, Organism } from "../src/index.js"
 
 describe("README quick start", () => {
   it.effect("builds, digests, runs and verifies the doubler", () =>
     Effect.gen(function*() {
       const doubler = Organism.make({ key: "organism:double", name: "Double", budgets: { maxAgentCalls: 0 } })
         .input("src", { n: "json" })
-        .expr("calc", { inputs: { n: "json" }, program: Expr.mul(Expr.get("n"), 2), output: { kind: "json", schema: { type: "number" } } })
+        .expr("calc", {
+          inputs: { n: "json" },
+          program: Expr.mul(Expr.get("n"), 2),
+          output: { kind: "json", schema: { type: "number" } }
+        })
         .fn("sink", "echo.v1")
         .edge("src.n", "calc.n")
         .edge("calc.out", "sink.value", { guard: Organism.when(Expr.gt(Expr.get("value"), 100)) })
@@ -27,5 +31,37 @@ describe("README quick start", () => {
       assert.isTrue(result.ok)
       assert.match(result.digest, /^sha256:[0-9a-f]{64}$/)
       assert.notStrictEqual(result.digest, result.fingerprint)
+    }))
+
+  it.effect("agent programs: suspend, resume, verify, replay", () =>
+    Effect.gen(function*() {
+      const chain = {
+        contract: "algal.organism.v1",
+        key: "organism:chain",
+        name: "Chain",
+        cells: [
+          { id: "in", kind: "input", outputs: { t: "text" } },
+          { id: "a", kind: "agent", inputs: { t: "text" }, prompt: "Draft.", output: { kind: "text" } },
+          { id: "b", kind: "agent", inputs: { t: "text" }, prompt: "Polish.", output: { kind: "text" } }
+        ],
+        edges: [
+          { from: { cell: "in", port: "t" }, to: { cell: "a", port: "t" } },
+          { from: { cell: "a", port: "out" }, to: { cell: "b", port: "t" } }
+        ]
+      }
+      const program = Effect.gen(function*() {
+        const runtime = yield* AlgalRuntime.AlgalRuntime
+        const first = yield* runtime.run(chain, { in: { t: "notes" } }, {
+          executors: [
+            Executor.scripted({ a: "draft", b: { $error: { code: "EFFECT_SUSPENDED", message: "ask a human" } } })
+          ]
+        })
+        const done = yield* runtime.resume(first.receipt, chain, { executors: [Executor.scripted({ b: "polished" })] })
+        const verified = yield* runtime.verify(done.receipt, chain)
+        const replay = yield* runtime.replay(done.receipt, chain)
+        return [first.outcome, done.outcome, done.receipt.cells.b?.outputs, verified.ok, replay.verdict]
+      })
+      const result = yield* program.pipe(Effect.provide(AlgalRuntime.layer))
+      assert.deepStrictEqual(result, ["suspended", "complete", { out: "polished" }, true, "identical"])
     }))
 })

@@ -13,7 +13,12 @@ const run = (json: unknown, args: unknown, options?: Runtime.RunOptions) => {
   if (!result.ok) throw new Error(result.error.message)
   return result.result
 }
-const exprCell = (id: string, inputs: Record<string, unknown>, program: unknown, output: unknown = { kind: "json", schema: { type: ["number", "string", "boolean", "null", "array", "object"] } }) => ({
+const exprCell = (
+  id: string,
+  inputs: Record<string, unknown>,
+  program: unknown,
+  output: unknown = { kind: "json", schema: { type: ["number", "string", "boolean", "null", "array", "object"] } }
+) => ({
   id,
   kind: "expr",
   inputs,
@@ -43,11 +48,20 @@ export const settleByHand = (args: ReturnType<typeof settleArgs>["src"]): Record
     cancelled: "cancelled",
     uncertain: "uncertain"
   }
-  if (e.state !== "idle") return { category: states[e.state] ?? null, gate: "state", head: "unfinished", score: round(u) }
+  if (e.state !== "idle") {
+    return { category: states[e.state] ?? null, gate: "state", head: "unfinished", score: round(u) }
+  }
   if (e.limit >= 1) return { category: "interrupted", gate: "limit", head: "unfinished", score: round(u) }
-  if (e.blocked >= 1 && e.done_claim < 1) return { category: "blocked", gate: "blocked", head: "unfinished", score: round(u) }
+  if (e.blocked >= 1 && e.done_claim < 1) {
+    return { category: "blocked", gate: "blocked", head: "unfinished", score: round(u) }
+  }
   if (c >= args.params.confirm.cut) return { category: "confirm", gate: "head", head: "confirm", score: round(c) }
-  return { category: u >= args.params.unfinished.cut ? "stopped_short" : "done", gate: "head", head: "unfinished", score: round(u) }
+  return {
+    category: u >= args.params.unfinished.cut ? "stopped_short" : "done",
+    gate: "head",
+    head: "unfinished",
+    score: round(u)
+  }
 }
 
 describe("Runtime.runSync: the shipped settle and route reflexes", () => {
@@ -79,7 +93,10 @@ describe("Runtime.runSync: the shipped settle and route reflexes", () => {
   it("property: for any numeric features and evidence the organism equals the hand-written decision", () => {
     fc.assert(
       fc.property(
-        fc.record({ a: fc.double({ min: -10, max: 10, noNaN: true }), b: fc.double({ min: -10, max: 10, noNaN: true }) }),
+        fc.record({
+          a: fc.double({ min: -10, max: 10, noNaN: true }),
+          b: fc.double({ min: -10, max: 10, noNaN: true })
+        }),
         fc.record({
           state: fc.constantFrom("idle", "working", "failed", "other"),
           limit: fc.integer({ min: 0, max: 2 }),
@@ -90,7 +107,8 @@ describe("Runtime.runSync: the shipped settle and route reflexes", () => {
           const args = settleArgs(evidence, features)
           const result = Runtime.runSync(settle, args)
           return result.ok && result.result.outcome === "complete" &&
-            Canonical.encodeUnsafe(result.result.outputs.decision) === Canonical.encodeUnsafe(settleByHand(args.src) as any)
+            Canonical.encodeUnsafe(result.result.outputs.decision) ===
+              Canonical.encodeUnsafe(settleByHand(args.src) as any)
         }
       ),
       { numRuns: 100 }
@@ -103,18 +121,39 @@ describe("Runtime.runSync: the shipped settle and route reflexes", () => {
     assert.isTrue(result.ok)
     if (!result.ok) return
     const receipt = result.result.receipt
-    assert.deepStrictEqual(Object.keys(receipt).sort(), ["args", "cells", "contract", "digest", "effects", "events", "manifestDigest", "manifestKey", "outcome", "runtime", "work"])
+    assert.deepStrictEqual(Object.keys(receipt).sort(), [
+      "args",
+      "cells",
+      "contract",
+      "digest",
+      "effects",
+      "events",
+      "manifestDigest",
+      "manifestKey",
+      "outcome",
+      "runtime",
+      "work"
+    ])
     assert.deepStrictEqual(receipt.runtime, { name: "algal", version: "0.1.0" })
     assert.strictEqual(receipt.manifestDigest, settle.digest)
     assert.strictEqual(receipt.manifestKey, "organism:xcb-settle-reflex")
-    assert.deepStrictEqual(receipt.events.map((e) => e.kind), ["run.start", "cell.commit", "cell.commit", "cell.commit", "run.end"])
+    assert.deepStrictEqual(receipt.events.map((e) => e.kind), [
+      "run.start",
+      "cell.commit",
+      "cell.commit",
+      "cell.commit",
+      "run.end"
+    ])
     assert.deepStrictEqual(receipt.events[0], { seq: 0, kind: "run.start", digest: settle.digest })
     assert.deepStrictEqual(receipt.events[4], { seq: 4, kind: "run.end", outcome: "complete" })
-    const headFuel = Expr.evaluate((xcb("settle").cells[1].expr.program), args.src as any, 100_000)
+    const headFuel = Expr.evaluate(xcb("settle").cells[1].expr.program, args.src as any, 100_000)
     assert.isTrue(headFuel.ok)
     assert.strictEqual(receipt.cells.head!.work, 100 + headFuel.fuel)
     assert.strictEqual(receipt.cells.src!.work, 100)
-    assert.strictEqual(receipt.work.units, receipt.cells.src!.work + receipt.cells.head!.work + receipt.cells.decide!.work)
+    assert.strictEqual(
+      receipt.work.units,
+      receipt.cells.src!.work + receipt.cells.head!.work + receipt.cells.decide!.work
+    )
     assert.deepStrictEqual(receipt.work, { steps: 3, agentCalls: 0, units: receipt.work.units })
     assert.strictEqual(receipt.digest, Receipt.fingerprint(receipt))
     const { digest: _, ...body } = receipt
@@ -124,26 +163,42 @@ describe("Runtime.runSync: the shipped settle and route reflexes", () => {
     assert.isTrue(again.ok && again.result.digest === receipt.digest)
     // the runtime stamp is configurable and part of the fingerprint
     const stamped = Runtime.runSync(settle, args, { runtime: { name: "algal", version: "0.2.0" } })
-    assert.isTrue(stamped.ok && stamped.result.digest !== receipt.digest && stamped.result.receipt.runtime.version === "0.2.0")
+    assert.isTrue(
+      stamped.ok && stamped.result.digest !== receipt.digest && stamped.result.receipt.runtime.version === "0.2.0"
+    )
   })
 
   it("route decides frontier/standard", () => {
     const args = {
       src: {
         features: { x: 2 },
-        params: { judged: { bias: 0, cut: 1, terms: [{ f: "x", w: 1 }] }, plain: { bias: 0, cut: 5, terms: [{ f: "x", w: 1 }] } },
+        params: {
+          judged: { bias: 0, cut: 1, terms: [{ f: "x", w: 1 }] },
+          plain: { bias: 0, cut: 5, terms: [{ f: "x", w: 1 }] }
+        },
         evidence: { judged: false, substantial: false, kind: "task" }
       }
     }
     const out = run(xcb("route"), args)
     assert.strictEqual(out.outcome, "complete")
-    assert.deepStrictEqual(out.outputs.decision, { route: "standard", gate: "score", head: "plain", score: 2000 } as any)
-    const substantial = run(xcb("route"), { src: { ...args.src, evidence: { judged: true, substantial: true, kind: "task" } } })
+    assert.deepStrictEqual(
+      out.outputs.decision,
+      { route: "standard", gate: "score", head: "plain", score: 2000 } as any
+    )
+    const substantial = run(xcb("route"), {
+      src: { ...args.src, evidence: { judged: true, substantial: true, kind: "task" } }
+    })
     assert.strictEqual((substantial.outputs.decision as any).route, "frontier")
   })
 
   it("a non-boolean evidence flag fails the expr cell (strict if) with EXPR_FAILED and the run fails", () => {
-    const out = run(xcb("route"), { src: { features: {}, params: { judged: { bias: 0, cut: 0, terms: [] }, plain: { bias: 0, cut: 0, terms: [] } }, evidence: { judged: "yes" } } })
+    const out = run(xcb("route"), {
+      src: {
+        features: {},
+        params: { judged: { bias: 0, cut: 0, terms: [] }, plain: { bias: 0, cut: 0, terms: [] } },
+        evidence: { judged: "yes" }
+      }
+    })
     assert.strictEqual(out.outcome, "failed")
     assert.strictEqual(out.receipt.failure?.code, "EXPR_FAILED")
     assert.strictEqual(out.receipt.failure?.path, "head")
@@ -175,7 +230,9 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
   it("expr-rate: interface outputs carry the committed choice", () => {
     const out = run(example("expr-rate"), exampleArgs("expr-rate"))
     assert.deepStrictEqual(out.outputs, { rating: "high" })
-    assert.deepStrictEqual(run(example("expr-rate"), { in: { ticket: { amount: 1 }, base: 5 } }).outputs, { rating: "std" })
+    assert.deepStrictEqual(run(example("expr-rate"), { in: { ticket: { amount: 1 }, base: 5 } }).outputs, {
+      rating: "std"
+    })
   })
 
   it("guard: an fn failure with a fail edge is handled and delivers {code, message}", () => {
@@ -184,7 +241,10 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     assert.strictEqual(ok.receipt.cells.hold!.status, "skipped")
     const bad = run(example("guard"), { src: { v: "nope" } })
     assert.strictEqual(bad.outcome, "complete")
-    assert.deepStrictEqual(bad.receipt.cells.check!.failure, { code: "FN_FAILED", message: `assert.v1: value "nope" != expect "ready"` })
+    assert.deepStrictEqual(bad.receipt.cells.check!.failure, {
+      code: "FN_FAILED",
+      message: `assert.v1: value "nope" != expect "ready"`
+    })
     assert.deepStrictEqual(bad.receipt.cells.hold!.outputs, { value: "FN_FAILED" })
     assert.isUndefined(bad.receipt.failure)
   })
@@ -199,15 +259,30 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     assert.deepStrictEqual(out.receipt.cells.get!.outputs, { data: doc })
     assert.deepStrictEqual(blobs.get(ref), doc)
     assert.strictEqual(out.outcome, "failed")
-    assert.deepStrictEqual(out.receipt.failure, { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell writer", path: "writer" })
-    assert.deepStrictEqual(out.receipt.effects, [])
+    assert.deepStrictEqual(out.receipt.failure, {
+      code: "EFFECT_UNBOUND",
+      message: "no executor is bound for agent cell writer",
+      path: "writer"
+    })
+    // the unbound attempt is recorded (ADR 0310): executor "unbound", retryable:false
+    assert.deepStrictEqual(out.receipt.effects.map((e: any) => [e.executor, e.retryable, e.error.code]), [[
+      "unbound",
+      false,
+      "EFFECT_UNBOUND"
+    ]])
+    assert.strictEqual(out.receipt.work.agentCalls, 1)
   })
 
   it("counter: slots persist across runs; read slots use their default when empty", () => {
     const slots = SlotStore.makeMemory().sync!
     const first = run(example("counter"), {}, { slots })
     assert.strictEqual(first.outcome, "complete")
-    assert.deepStrictEqual(first.receipt.cells.mem, { status: "committed", work: 100, outputs: { data: 0 }, slot: { name: "counter-seen", mode: "read" } })
+    assert.deepStrictEqual(first.receipt.cells.mem, {
+      status: "committed",
+      work: 100,
+      outputs: { data: 0 },
+      slot: { name: "counter-seen", mode: "read" }
+    })
     assert.deepStrictEqual(first.receipt.cells.note!.outputs, { value: "SEEN: 1" })
     assert.deepStrictEqual(first.receipt.cells.sink!.slot, { name: "counter-seen", mode: "write" })
     assert.strictEqual(first.receipt.cells.sink!.work, 101)
@@ -218,18 +293,34 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
 
   it("an empty read slot without default fails INPUT_MISSING with the original's message", () => {
     const out = run(organism([{ id: "s", kind: "slot", name: "x", mode: "read" }]), {})
-    assert.deepStrictEqual(out.receipt.failure, { code: "INPUT_MISSING", message: `slot cell "s": slot "x" is empty and declares no default`, path: "s" })
+    assert.deepStrictEqual(out.receipt.failure, {
+      code: "INPUT_MISSING",
+      message: `slot cell "s": slot "x" is empty and declares no default`,
+      path: "s"
+    })
   })
 
   it("a failure edge from an effect cell routes EFFECT_UNBOUND to a fallback", () => {
-    const out = run(organism([
-      input({ t: "text" }),
-      { id: "ask", kind: "agent", inputs: { t: "text" }, prompt: "p", output: { kind: "text" } },
-      { id: "fallback", kind: "fn", fn: "echo.v1" }
-    ], [edge("in.t", "ask.t"), edge("ask.out", "fallback.value", { on: "fail" })]), { in: { t: "hi" } })
+    const out = run(
+      organism([
+        input({ t: "text" }),
+        { id: "ask", kind: "agent", inputs: { t: "text" }, prompt: "p", output: { kind: "text" } },
+        { id: "fallback", kind: "fn", fn: "echo.v1" }
+      ], [edge("in.t", "ask.t"), edge("ask.out", "fallback.value", { on: "fail" })]),
+      { in: { t: "hi" } }
+    )
     assert.strictEqual(out.outcome, "complete")
-    assert.deepStrictEqual(out.receipt.cells.ask, { status: "failed", work: 100, failure: { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell ask" } })
-    assert.deepStrictEqual(out.receipt.cells.fallback!.outputs, { value: { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell ask" } })
+    const context = "{\"inputs\":{\"t\":\"hi\"},\"turn\":0}"
+    const effect = out.receipt.effects[0] as { requestDigest: string }
+    assert.deepStrictEqual(out.receipt.cells.ask, {
+      status: "failed",
+      work: 100 + 500 + context.length,
+      effectDigest: effect.requestDigest,
+      failure: { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell ask" }
+    })
+    assert.deepStrictEqual(out.receipt.cells.fallback!.outputs, {
+      value: { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell ask" }
+    })
   })
 
   it("intake: an input failing its port schema fails the input cell (TYPE_MISMATCH), and the fail edge handles it", () => {
@@ -240,14 +331,19 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     assert.strictEqual(bad.outcome, "complete")
     assert.deepStrictEqual(bad.receipt.cells.src!.failure, { code: "TYPE_MISMATCH", message: "missing required field" })
     assert.deepStrictEqual(bad.receipt.cells.handler, { status: "skipped", work: 0 })
-    assert.deepStrictEqual(bad.receipt.cells.repair!.outputs, { value: { code: "TYPE_MISMATCH", message: "missing required field" } })
+    assert.deepStrictEqual(bad.receipt.cells.repair!.outputs, {
+      value: { code: "TYPE_MISMATCH", message: "missing required field" }
+    })
   })
 
   it("many ports collect every delivered value in edge order; missing args make input ports absent", () => {
-    const out = run(organism([
-      input({ a: "text", b: "text", c: "text" }),
-      { id: "j", kind: "fn", fn: "join.v1" }
-    ], [edge("in.a", "j.items"), edge("in.b", "j.items"), edge("in.c", "j.items")]), { in: { a: "x", c: "z" } })
+    const out = run(
+      organism([
+        input({ a: "text", b: "text", c: "text" }),
+        { id: "j", kind: "fn", fn: "join.v1" }
+      ], [edge("in.a", "j.items"), edge("in.b", "j.items"), edge("in.c", "j.items")]),
+      { in: { a: "x", c: "z" } }
+    )
     assert.deepStrictEqual(out.receipt.cells.in!.outputs, { a: "x", c: "z" })
     assert.deepStrictEqual(out.receipt.cells.j!.outputs, { value: "x\nz" })
   })
@@ -260,11 +356,22 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     assert.deepStrictEqual(forward.receipt.cells.b, { status: "skipped", work: 0 })
     const reversed = run(organism([...cells].reverse(), edges), { in: { v: 1 } })
     assert.strictEqual(reversed.outcome, "complete")
-    assert.deepStrictEqual(reversed.receipt.events.map((e) => "path" in e ? e.path : e.kind), ["run.start", "in", "a", "b", "run.end"])
+    assert.deepStrictEqual(reversed.receipt.events.map((e) => "path" in e ? e.path : e.kind), [
+      "run.start",
+      "in",
+      "a",
+      "b",
+      "run.end"
+    ])
   })
 
   it("maxSteps: the run fails before activating the cell over budget (no record for it)", () => {
-    const out = run(organism([input({ v: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [edge("in.v", "a.value")], { budgets: { maxSteps: 1 } }), { in: { v: 1 } })
+    const out = run(
+      organism([input({ v: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [edge("in.v", "a.value")], {
+        budgets: { maxSteps: 1 }
+      }),
+      { in: { v: 1 } }
+    )
     assert.strictEqual(out.outcome, "failed")
     assert.deepStrictEqual(out.receipt.failure, { code: "BUDGET_EXHAUSTED", message: "maxSteps exhausted", path: "a" })
     assert.isUndefined(out.receipt.cells.a)
@@ -272,7 +379,12 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
   })
 
   it("maxWork: the run fails after the activation that crossed it (its record stays committed)", () => {
-    const out = run(organism([input({ v: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [edge("in.v", "a.value")], { budgets: { maxWork: 150 } }), { in: { v: 1 } })
+    const out = run(
+      organism([input({ v: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [edge("in.v", "a.value")], {
+        budgets: { maxWork: 150 }
+      }),
+      { in: { v: 1 } }
+    )
     assert.deepStrictEqual(out.receipt.failure, { code: "BUDGET_EXHAUSTED", message: "maxWork exhausted", path: "a" })
     assert.strictEqual(out.receipt.cells.a!.status, "committed")
     assert.strictEqual(out.receipt.work.units, 210)
@@ -280,27 +392,53 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
 
   it("a fuel bomb (nested map over large lists) fails BUDGET_EXHAUSTED \"expr fuel exhausted\" and burns its fuel", () => {
     const big = ["map", ["get", "v"], "x", ["map", ["get", "v"], "y", ["add", ["get", "x"], ["get", "y"]]]]
-    const out = run(organism([input({ v: "json" }), exprCell("e", { v: "json" }, big)], [edge("in.v", "e.v")]), { in: { v: Array.from({ length: 1000 }, (_, i) => i) } })
+    const out = run(organism([input({ v: "json" }), exprCell("e", { v: "json" }, big)], [edge("in.v", "e.v")]), {
+      in: { v: Array.from({ length: 1000 }, (_, i) => i) }
+    })
     assert.deepStrictEqual(out.receipt.failure, { code: "BUDGET_EXHAUSTED", message: "expr fuel exhausted", path: "e" })
     assert.isAtLeast(out.receipt.cells.e!.work, 100_000)
   })
 
   it("expr failures record EXPR_FAILED \"expr <canonical error>\"; output contract violations are TYPE_MISMATCH", () => {
-    const div = run(organism([input({ v: "json" }), exprCell("e", { v: "json" }, ["div", 1, ["get", "v"]])], [edge("in.v", "e.v")]), { in: { v: 0 } })
+    const div = run(
+      organism([input({ v: "json" }), exprCell("e", { v: "json" }, ["div", 1, ["get", "v"]])], [edge("in.v", "e.v")]),
+      { in: { v: 0 } }
+    )
     assert.strictEqual(div.receipt.failure?.code, "EXPR_FAILED")
     assert.match(div.receipt.failure!.message, /^expr \{.*"code":"EXPR_DIV_ZERO"/)
-    const label = run(organism([input({ v: "json" }), exprCell("e", { v: "json" }, "maybe", { kind: "choice", labels: ["yes", "no"] })], [edge("in.v", "e.v")]), { in: { v: 0 } })
-    assert.deepStrictEqual(label.receipt.failure, { code: "TYPE_MISMATCH", message: `label "maybe" not declared`, path: "e" })
+    const label = run(
+      organism(
+        [input({ v: "json" }), exprCell("e", { v: "json" }, "maybe", { kind: "choice", labels: ["yes", "no"] })],
+        [edge("in.v", "e.v")]
+      ),
+      { in: { v: 0 } }
+    )
+    assert.deepStrictEqual(label.receipt.failure, {
+      code: "TYPE_MISMATCH",
+      message: `label "maybe" not declared`,
+      path: "e"
+    })
   })
 
   it("a guard expr that returns a non-boolean is a run-level GUARD_INVALID", () => {
-    const out = run(organism([input({ v: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [edge("in.v", "a.value", { guard: { expr: { contract: "algal.expr.v1", program: ["get", "value"] } } })]), { in: { v: 3 } })
-    assert.deepStrictEqual(out.receipt.failure, { code: "GUARD_INVALID", message: "guard expr must return a boolean", path: "a" })
+    const out = run(
+      organism([input({ v: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [
+        edge("in.v", "a.value", { guard: { expr: { contract: "algal.expr.v1", program: ["get", "value"] } } })
+      ]),
+      { in: { v: 3 } }
+    )
+    assert.deepStrictEqual(out.receipt.failure, {
+      code: "GUARD_INVALID",
+      message: "guard expr must return a boolean",
+      path: "a"
+    })
     assert.isUndefined(out.receipt.cells.a)
   })
 
   it("field guards fire only on objects whose field strictly equals the text", () => {
-    const manifest = organism([input({ r: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [edge("in.r", "a.value", { guard: { field: "sev", equals: "high" } })])
+    const manifest = organism([input({ r: "json" }), { id: "a", kind: "fn", fn: "echo.v1" }], [
+      edge("in.r", "a.value", { guard: { field: "sev", equals: "high" } })
+    ])
     assert.strictEqual(run(manifest, { in: { r: { sev: "high" } } }).receipt.cells.a!.status, "committed")
     assert.strictEqual(run(manifest, { in: { r: { sev: "HIGH" } } }).receipt.cells.a!.status, "skipped")
     assert.strictEqual(run(manifest, { in: { r: ["high"] } }).receipt.cells.a!.status, "skipped")
@@ -308,7 +446,11 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
 
   it("an input ref port whose token is not in the store fails STORE_MISS", () => {
     const out = run(organism([input({ r: "ref" })]), { in: { r: "sha256:" + "a".repeat(64) } })
-    assert.deepStrictEqual(out.receipt.failure, { code: "STORE_MISS", message: "input/const reference does not resolve", path: "in" })
+    assert.deepStrictEqual(out.receipt.failure, {
+      code: "STORE_MISS",
+      message: "input/const reference does not resolve",
+      path: "in"
+    })
   })
 
   it("invalid args are a typed error and nothing runs", () => {
@@ -324,6 +466,8 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
 
   it("interfaceArgs maps interface names to cell ports and ignores undeclared names", () => {
     const program = compileOk(xcb("settle"))
-    assert.deepStrictEqual(Runtime.interfaceArgs(program, { features: {}, params: 1, extra: 2 }), { src: { features: {}, params: 1 } })
+    assert.deepStrictEqual(Runtime.interfaceArgs(program, { features: {}, params: 1, extra: 2 }), {
+      src: { features: {}, params: 1 }
+    })
   })
 })

@@ -7,11 +7,12 @@
  */
 import type { AlgalErrorCode } from "../AlgalError.js"
 import * as Canonical from "../Canonical.js"
+import type * as EffectRequest from "../EffectRequest.js"
 import * as Expr from "../Expr.js"
-import type * as Manifest from "../Manifest.js"
-import type * as Program from "../Program.js"
+import * as Manifest from "../Manifest.js"
+import * as Program from "../Program.js"
 import type * as Receipt from "../Receipt.js"
-import { canonicalSize, isObj } from "./issue.js"
+import { canonicalSize, isObj, measureJson } from "./issue.js"
 import { checkSchema } from "./schema.js"
 
 type Json = Canonical.Json
@@ -22,12 +23,29 @@ export type HostOp =
   | { readonly op: "blob.put"; readonly ref: string; readonly text: string; readonly value: Json }
   | { readonly op: "slot.get"; readonly name: string }
   | { readonly op: "slot.set"; readonly name: string; readonly text: string; readonly value: Json }
+  | {
+    readonly op: "effect"
+    readonly path: string
+    readonly request: EffectRequest.ModelRequest
+    readonly digest: string
+    /** Enforcement only (never recorded): the cell's `budget.maxEffectMs`. */
+    readonly maxEffectMs?: number | undefined
+  }
+  | {
+    readonly op: "tool"
+    readonly path: string
+    readonly request: EffectRequest.ToolRequest
+    readonly digest: string
+    readonly maxEffectMs?: number | undefined
+  }
 
 /** @internal */
 export interface ExecOptions {
   readonly runtime: Receipt.RuntimeStamp
   /** Replay: recorded slot reads by cell path (`undefined` value = recorded as empty). */
   readonly replaySlots?: ReadonlyMap<string, Json | undefined>
+  /** Whether a `cap` token was minted by the host (absent: no capability is honoured). */
+  readonly caps?: (token: string) => boolean
 }
 
 /** @internal */
@@ -49,6 +67,7 @@ const PENDING = 0
 const COMMITTED = 1
 const SKIPPED = 2
 const FAILED = 3
+const SUSPENDED = 4
 
 interface Failure {
   readonly code: AlgalErrorCode
@@ -67,6 +86,7 @@ interface Ctx {
   readonly cells: Record<string, Receipt.CellRecord>
   failure: (Failure & { readonly path: string }) | undefined
   suspended: boolean
+  readonly effects: Array<EffectRequest.EffectReceipt>
 }
 
 interface Scope {
@@ -114,11 +134,14 @@ const checkOne = (value: Json, decl: Manifest.PortDecl): Failure | undefined => 
       return typeof value === "string" ? undefined : mismatch("expected text")
     case "choice":
       if (typeof value !== "string") return mismatch("expected choice label")
-      return decl.labels === undefined || decl.labels.includes(value) ? undefined : mismatch(`label ${JSON.stringify(value)} not declared`)
+      return decl.labels === undefined || decl.labels.includes(value)
+        ? undefined
+        : mismatch(`label ${JSON.stringify(value)} not declared`)
     case "ref":
       return typeof value === "string" && digestPattern.test(value) ? undefined : mismatch("expected sha256 reference")
     case "cap":
-      return typeof value === "string" && capPattern.test(value) && value.slice(4, 4 + decl.capability!.length + 1) === `${decl.capability}:`
+      return typeof value === "string" && capPattern.test(value) &&
+          value.slice(4, 4 + decl.capability!.length + 1) === `${decl.capability}:`
         ? undefined
         : mismatch(`expected ${decl.capability} capability`)
     case "json": {
@@ -148,7 +171,13 @@ const fail = (ctx: Ctx, failure: Failure, path: string): void => {
 
 type Activation =
   | { readonly ok: true; readonly outputs: Record<string, Json>; readonly extra?: Partial<Receipt.CellRecord> }
-  | { readonly ok: false; readonly failure: Failure; readonly extra?: Partial<Receipt.CellRecord> }
+  | {
+    readonly ok: false
+    readonly failure: Failure
+    readonly extra?: Partial<Receipt.CellRecord>
+    /** An executor suspended the run (`EFFECT_SUSPENDED`). */
+    readonly suspended?: true
+  }
 
 function* activate(
   ctx: Ctx,
@@ -156,7 +185,9 @@ function* activate(
   env: Record<string, Json>,
   args: Readonly<Record<string, Readonly<Record<string, Json>>>>,
   path: string,
-  depth: number
+  depth: number,
+  program: Program.Program,
+  scope: Scope
 ): Generator<HostOp, Activation, unknown> {
   const c = cell.cell
   switch (c.kind) {
@@ -174,7 +205,19 @@ function* activate(
         for (const port of Object.keys(c.outputs)) outputs[port] = c.outputs[port]!.value
       }
       for (const port of Object.keys(outputs)) {
-        if (cell.outputs[port]!.type === "ref" && typeof outputs[port] === "string" && digestPattern.test(outputs[port] as string)) {
+        if (
+          cell.outputs[port]!.type === "cap" && typeof outputs[port] === "string" &&
+          (ctx.options.caps === undefined || !ctx.options.caps(outputs[port] as string))
+        ) {
+          return {
+            ok: false,
+            failure: { code: "CAPABILITY_DENIED", message: `capability on ${c.id}.${port} was not minted by the host` }
+          }
+        }
+        if (
+          cell.outputs[port]!.type === "ref" && typeof outputs[port] === "string" &&
+          digestPattern.test(outputs[port] as string)
+        ) {
           const found = yield { op: "blob.get", ref: outputs[port] as string }
           if (found === undefined) {
             return { ok: false, failure: { code: "STORE_MISS", message: "input/const reference does not resolve" } }
@@ -188,12 +231,16 @@ function* activate(
       ctx.work += fn.cost
       const result = fn.invoke(env)
       if (!result.ok) return { ok: false, failure: { code: result.code ?? "FN_FAILED", message: result.message } }
-      if (result.work !== undefined && Number.isFinite(result.work) && result.work > 0) ctx.work += Math.floor(result.work)
+      if (result.work !== undefined && Number.isFinite(result.work) && result.work > 0) {
+        ctx.work += Math.floor(result.work)
+      }
       return { ok: true, outputs: { ...result.outputs } }
     }
     case "expr": {
       // `evaluate` re-runs the static check with the delivered names (the env keys), as the original.
-      const result = Expr.evaluate(c.expr.program, env, maxExprFuel)
+      const result = cell.expr !== undefined
+        ? Expr.run(cell.expr, env, maxExprFuel)
+        : Expr.evaluate(c.expr.program, env, maxExprFuel)
       ctx.work += result.fuel
       if (!result.ok) return { ok: false, failure: exprFailure(result.error) }
       return { ok: true, outputs: { out: result.value } }
@@ -203,7 +250,9 @@ function* activate(
       const text = Canonical.encodeUnsafe(data)
       const bytes = Buffer.byteLength(text, "utf8")
       ctx.work += bytes
-      if (bytes > maxValueBytes) return { ok: false, failure: { code: "BUDGET_EXHAUSTED", message: `blob exceeds ${maxValueBytes} bytes` } }
+      if (bytes > maxValueBytes) {
+        return { ok: false, failure: { code: "BUDGET_EXHAUSTED", message: `blob exceeds ${maxValueBytes} bytes` } }
+      }
       const ref = Canonical.digestText(text)
       yield { op: "blob.put", ref, text, value: data }
       return { ok: true, outputs: { ref } }
@@ -211,7 +260,9 @@ function* activate(
     case "load": {
       const ref = env.ref as string
       const found = (yield { op: "blob.get", ref }) as Json | undefined
-      if (found === undefined) return { ok: false, failure: { code: "INPUT_MISSING", message: `reference ${ref} does not resolve` } }
+      if (found === undefined) {
+        return { ok: false, failure: { code: "INPUT_MISSING", message: `reference ${ref} does not resolve` } }
+      }
       ctx.work += canonicalSize(found, Number.MAX_SAFE_INTEGER)
       return { ok: true, outputs: { data: found } }
     }
@@ -231,7 +282,10 @@ function* activate(
       if (value === undefined) {
         return {
           ok: false,
-          failure: { code: "INPUT_MISSING", message: `slot cell "${c.id}": slot "${c.name}" is empty and declares no default` },
+          failure: {
+            code: "INPUT_MISSING",
+            message: `slot cell "${c.id}": slot "${c.name}" is empty and declares no default`
+          },
           extra: slot
         }
       }
@@ -242,6 +296,17 @@ function* activate(
       const child = yield* runChild(ctx, cell.child!, childArgs(cell.child!, env), `${path}/`, depth + 1)
       return child.ok ? { ok: true, outputs: child.outputs } : child
     }
+    case "agent":
+    case "classifier":
+    case "gate":
+    case "decide":
+      return yield* activateModel(ctx, cell, c as Manifest.AgentCell, env, path, program, scope)
+    case "recall":
+      return yield* activateRecall(ctx, c as Manifest.RecallCell, env, path)
+    case "tool":
+      return yield* activateTool(ctx, cell, c as Manifest.ToolCell, env, path)
+    case "spawn":
+      return yield* activateSpawn(ctx, env, path, depth, program)
     case "repeat": {
       if (c.via !== undefined) return { ok: false, failure: unboundVia(c.via) }
       const program = cell.child!
@@ -264,28 +329,531 @@ function* activate(
       if (c.via !== undefined) return { ok: false, failure: unboundVia(c.via) }
       const program = cell.child!
       const items = env[c.over!]
-      if (!Array.isArray(items)) return { ok: false, failure: { code: "TYPE_MISMATCH", message: "each requires a list" } }
-      if (items.length > c.maxItems!) return { ok: false, failure: { code: "BUDGET_EXHAUSTED", message: "each maxItems" } }
+      if (!Array.isArray(items)) {
+        return { ok: false, failure: { code: "TYPE_MISMATCH", message: "each requires a list" } }
+      }
+      if (items.length > c.maxItems!) {
+        return { ok: false, failure: { code: "BUDGET_EXHAUSTED", message: "each maxItems" } }
+      }
       const lists: Record<string, Array<Json>> = {}
       for (const name of Object.keys(cell.outputs)) lists[name] = []
       for (let i = 0; i < items.length; i++) {
-        const child = yield* runChild(ctx, program, childArgs(program, { ...env, [c.over!]: items[i]! }), `${path}/i${i}/`, depth + 1)
+        const child = yield* runChild(
+          ctx,
+          program,
+          childArgs(program, { ...env, [c.over!]: items[i]! }),
+          `${path}/i${i}/`,
+          depth + 1
+        )
         if (!child.ok) return i > 0 ? { ...child, extra: { items: i } } : child
         for (const [name, value] of Object.entries(child.outputs)) lists[name]?.push(value)
       }
-      return items.length > 0 ? { ok: true, outputs: lists, extra: { items: items.length } } : { ok: true, outputs: lists }
+      return items.length > 0
+        ? { ok: true, outputs: lists, extra: { items: items.length } }
+        : { ok: true, outputs: lists }
     }
-    default:
-      return {
-        ok: false,
-        failure: { code: "EFFECT_UNBOUND", message: `no executor is bound for ${c.kind} cell ${c.id}` }
-      }
   }
 }
 
-const unboundVia = (via: string): Failure => ({ code: "EFFECT_UNBOUND", message: `no transport is bound for via ${via}` })
+// ---------------------------------------------------------------------------------------------
+// effects (§2.5)
 
-const untilHolds = (until: { readonly output: string; readonly equals: string; readonly field?: string }, outputs: Record<string, Json>): boolean => {
+/** The output contract a decide request carries: a json record of answers. */
+const decideOutput: Json = {
+  kind: "json",
+  schema: { type: "object", required: ["answers"], properties: { answers: { type: "object" } } }
+}
+
+const recallOutput: Json = { kind: "json", schema: { type: "array" } }
+
+type Bound = { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly failure: Failure }
+
+const unparseable = (message: string): Bound => ({ ok: false, failure: { code: "EFFECT_UNPARSEABLE", message } })
+
+/** `bind_output`: text must be a string; choice a declared label (else `onMiss`); json must match its schema. */
+const bindOutput = (cell: Manifest.AgentCell, value: Json): Bound => {
+  if (cell.kind === "decide") {
+    if (!isObj(value) || !isObj((value as Record<string, Json>).answers)) {
+      return unparseable("decide output must be {\"answers\": {…}}")
+    }
+    const answers = (value as { answers: Record<string, Json> }).answers
+    for (const name of Object.keys(cell.questions ?? {})) {
+      if (!Object.prototype.hasOwnProperty.call(answers, name)) {
+        return unparseable(`decide output is missing answer ${name}`)
+      }
+    }
+    return { ok: true, value }
+  }
+  const output = cell.output ?? { kind: "text" }
+  switch (output.kind) {
+    case "text":
+      return typeof value === "string" ? { ok: true, value } : unparseable("expected text output")
+    case "choice":
+      if (typeof value === "string" && output.labels.includes(value)) return { ok: true, value }
+      if (output.onMiss !== undefined) return { ok: true, value: output.onMiss }
+      return unparseable(`output ${truncate(value)} is not one of ${output.labels.join("|")}`)
+    case "json": {
+      const message = checkSchema(value, output.schema as { [k: string]: unknown }, output.schemaVersion ?? 1)
+      return message === undefined ? { ok: true, value } : unparseable(message)
+    }
+  }
+}
+
+const truncate = (value: Json): string => {
+  const text = Canonical.encodeUnsafe(value)
+  return text.length > 200 ? text.slice(0, 200) + "…" : text
+}
+
+const isToolCall = (
+  value: Json,
+  tools: ReadonlyArray<string>
+): value is { tool: string; inputs: Record<string, Json> } =>
+  isObj(value) && typeof value.tool === "string" && tools.includes(value.tool) && isObj(value.inputs) &&
+  Object.keys(value).length === 2
+
+type Attempted =
+  | { readonly kind: "value"; readonly value: Json }
+  | { readonly kind: "call"; readonly call: { tool: string; inputs: Record<string, Json> } }
+  | { readonly kind: "fail"; readonly failure: Failure }
+  | { readonly kind: "suspended"; readonly failure: Failure }
+
+/**
+ * The attempt loop (`retry.attempts`): each attempt is an agent call (charged before it is made),
+ * `500 + context bytes` work, an `effect` event and an effect receipt. Errors retry unless
+ * `retryable:false`; oversize and unparseable outputs retry.
+ */
+function* attemptLoop(
+  ctx: Ctx,
+  path: string,
+  request: EffectRequest.ModelRequest,
+  digest: string,
+  contextBytes: number,
+  attempts: number,
+  tools: ReadonlyArray<string>,
+  bind: (value: Json) => Bound,
+  maxEffectMs: number | undefined
+): Generator<HostOp, Attempted, unknown> {
+  let failure: Failure = { code: "EFFECT_FAILED", message: "no attempt was made" }
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (ctx.agentCalls + 1 > ctx.budgets.maxAgentCalls) {
+      return { kind: "fail", failure: { code: "BUDGET_EXHAUSTED", message: "maxAgentCalls exhausted" } }
+    }
+    ctx.agentCalls += 1
+    ctx.work += 500 + contextBytes
+    pushEvent(ctx, { seq: ctx.events.length, kind: "effect", path, digest }, path)
+    const receipt = (yield { op: "effect", path, request, digest, maxEffectMs }) as EffectRequest.EffectReceipt
+    ctx.effects.push(receipt)
+    if (receipt.error !== undefined) {
+      failure = { code: receipt.error.code, message: receipt.error.message }
+      if (receipt.error.code === "EFFECT_SUSPENDED") return { kind: "suspended", failure }
+      if (receipt.retryable === false) break
+      continue
+    }
+    const value: Json = receipt.output === undefined ? null : receipt.output
+    const bytes = measureJson(value)
+    if (typeof bytes === "string") {
+      failure = { code: "EFFECT_UNPARSEABLE", message: `effect output is not JSON: ${bytes}` }
+      continue
+    }
+    if (bytes > request.budget.maxOutputBytes) {
+      failure = {
+        code: "BUDGET_EXHAUSTED",
+        message: `effect output ${bytes}B exceeds maxOutputBytes ${request.budget.maxOutputBytes}B`
+      }
+      continue
+    }
+    ctx.work += bytes
+    if (tools.length > 0 && isToolCall(value, tools)) return { kind: "call", call: value }
+    const bound = bind(value)
+    if (bound.ok) return { kind: "value", value: bound.value }
+    failure = bound.failure
+  }
+  return { kind: "fail", failure }
+}
+
+const viewInputs = (view: Manifest.View, env: Record<string, Json>): Record<string, Json> => {
+  if (view.inputs === undefined || view.inputs === "*") return env
+  const out: Record<string, Json> = {}
+  for (const name of view.inputs) if (Object.prototype.hasOwnProperty.call(env, name)) out[name] = env[name]!
+  return out
+}
+
+/** The static part of a context view: note, upstream cell outputs and the graph between them. */
+const viewExtras = (
+  view: Manifest.View,
+  cellId: string,
+  program: Program.Program,
+  scope: Scope
+): Record<string, Json> => {
+  const out: Record<string, Json> = {}
+  if (view.note !== undefined) out.note = view.note
+  if (view.cells !== undefined) {
+    const cells: Record<string, Record<string, Json>> = {}
+    for (const ref of view.cells) {
+      const compiled = program.byId.get(ref.cell)!
+      const outputs = scope.status[compiled.index] === COMMITTED ? scope.outputs[compiled.index] : undefined
+      const picked: Record<string, Json> = {}
+      if (outputs !== undefined) {
+        for (const port of ref.ports ?? Object.keys(outputs)) {
+          if (Object.prototype.hasOwnProperty.call(outputs, port)) picked[port] = outputs[port]!
+        }
+      }
+      cells[ref.cell] = picked
+    }
+    out.cells = cells
+    if (view.graph === true) {
+      const ids = new Set([...view.cells.map((r) => r.cell), cellId])
+      out.graph = {
+        cells: program.cells.filter((c) => ids.has(c.id)).map((c) => ({ id: c.id, kind: c.kind })),
+        edges: program.manifest.edges
+          .filter((e) => ids.has(e.from.cell) && ids.has(e.to.cell))
+          .map((e) => `${e.from.cell}.${e.from.port}->${e.to.cell}.${e.to.port}`)
+      }
+    }
+  }
+  return out
+}
+
+/** `compact` (mode `elide`): when the tool log exceeds `maxLogBytes`, older entries collapse into one marker. */
+const compactLog = (log: ReadonlyArray<Json>, compact: Manifest.AgentCell["compact"]): ReadonlyArray<Json> => {
+  if (compact === undefined) return log
+  const max = typeof compact.maxLogBytes === "number" ? compact.maxLogBytes : Number.MAX_SAFE_INTEGER
+  if (canonicalSize(log, max) <= max) return log
+  const keep = Math.min(typeof compact.keepRecent === "number" ? compact.keepRecent : 2, log.length)
+  const elided = log.length - keep
+  return elided <= 0 ? log : [{ elided }, ...log.slice(log.length - keep)]
+}
+
+function* activateModel(
+  ctx: Ctx,
+  cell: Program.CompiledCell,
+  c: Manifest.AgentCell,
+  env: Record<string, Json>,
+  path: string,
+  program: Program.Program,
+  scope: Scope
+): Generator<HostOp, Activation, unknown> {
+  const root = ctx.budgets
+  const budget = c.budget ?? {}
+  const maxContextBytes = Math.min(budget.maxContextBytes ?? root.maxContextBytes, root.maxContextBytes)
+  const maxOutputBytes = Math.min(budget.maxOutputBytes ?? root.maxOutputBytes, root.maxOutputBytes)
+  const tools = c.tools ?? []
+  const maxTurns = budget.maxTurns ?? (tools.length > 0 ? 8 : 1)
+  const attempts = c.retry?.attempts ?? 1
+  const output: Json = c.kind === "decide" ? decideOutput : (c.output ?? { kind: "text" }) as unknown as Json
+  const inputs = viewInputs(c.view, env)
+  const extras = viewExtras(c.view, c.id, program, scope)
+  const toolLog: Array<Json> = []
+  const bind = (value: Json) => bindOutput(c, value)
+  let digest = ""
+  const withLog = (extra: Partial<Receipt.CellRecord>): Partial<Receipt.CellRecord> =>
+    toolLog.length > 0 ? { ...extra, toolCalls: toolLog } : extra
+  for (let turn = 0; turn < maxTurns; turn++) {
+    const context: Record<string, Json> = { inputs, turn, ...extras }
+    if (toolLog.length > 0) context.toolLog = compactLog(toolLog.slice(), c.compact)
+    const contextBytes = canonicalSize(context, maxContextBytes)
+    if (contextBytes > maxContextBytes) {
+      return {
+        ok: false,
+        failure: {
+          code: "BUDGET_EXHAUSTED",
+          message: `context view ${
+            canonicalSize(context, Number.MAX_SAFE_INTEGER)
+          }B exceeds maxContextBytes ${maxContextBytes}B`
+        },
+        extra: withLog({})
+      }
+    }
+    const request: Record<string, Json> = {
+      contract: "algal.effect.v1",
+      cellId: c.id,
+      kind: c.kind,
+      prompt: c.prompt,
+      context,
+      output,
+      budget: { maxContextBytes, maxOutputBytes }
+    }
+    if (c.route !== undefined) request.route = c.route as Json
+    if (tools.length > 0) request.tools = tools
+    if (c.kind === "decide" && c.questions !== undefined) request.questions = c.questions
+    digest = Canonical.digestText(Canonical.encodeUnsafe(request))
+    const attempted = yield* attemptLoop(
+      ctx,
+      path,
+      request as unknown as EffectRequest.ModelRequest,
+      digest,
+      contextBytes,
+      attempts,
+      tools,
+      bind,
+      budget.maxEffectMs
+    )
+    switch (attempted.kind) {
+      case "suspended":
+        return { ok: false, failure: attempted.failure, suspended: true }
+      case "fail":
+        return { ok: false, failure: attempted.failure, extra: withLog({ effectDigest: digest }) }
+      case "call": {
+        const entry = yield* toolCall(ctx, program, attempted.call, path)
+        if (entry === undefined) {
+          return {
+            ok: false,
+            failure: { code: "EFFECT_SUSPENDED", message: `tool ${attempted.call.tool} suspended` },
+            suspended: true
+          }
+        }
+        toolLog.push(entry)
+        continue
+      }
+      case "value": {
+        if (c.kind === "classifier" && c.shadow !== undefined) {
+          return {
+            ok: true,
+            outputs: { out: c.shadow.take },
+            extra: withLog({ effectDigest: digest, shadowOut: attempted.value })
+          }
+        }
+        return { ok: true, outputs: { out: attempted.value }, extra: withLog({ effectDigest: digest }) }
+      }
+    }
+  }
+  return {
+    ok: false,
+    failure: { code: "BUDGET_EXHAUSTED", message: `maxTurns ${maxTurns} exhausted` },
+    extra: withLog({ effectDigest: digest })
+  }
+}
+
+/** One tool call of an agent's tool loop: a registry fn (recomputed) or a host tool (an effect). */
+function* toolCall(
+  ctx: Ctx,
+  program: Program.Program,
+  call: { tool: string; inputs: Record<string, Json> },
+  path: string
+): Generator<HostOp, Json | undefined, unknown> {
+  const entry = (result: { output: Json } | { error: Failure }): Json =>
+    "output" in result
+      ? { fn: call.tool, inputs: call.inputs, output: result.output }
+      : { fn: call.tool, inputs: call.inputs, error: { code: result.error.code, message: result.error.message } }
+  const fn = program.fns.fns.get(call.tool)
+  const signature = fn ?? program.options?.tools?.[call.tool]
+  if (signature === undefined) return entry({ error: { code: "TOOL_UNKNOWN", message: `unknown tool ${call.tool}` } })
+  for (const [name, decl] of Object.entries(signature.inputs)) {
+    if (!Object.prototype.hasOwnProperty.call(call.inputs, name)) {
+      if (decl.optional !== true) {
+        return entry({ error: { code: "TYPE_MISMATCH", message: `tool input ${name} is missing` } })
+      }
+      continue
+    }
+    const f = checkValue(call.inputs[name]!, decl, ctx.sizes)
+    if (f !== undefined) return entry({ error: f })
+  }
+  for (const name of Object.keys(call.inputs)) {
+    if (!Object.prototype.hasOwnProperty.call(signature.inputs, name)) {
+      return entry({ error: { code: "TYPE_MISMATCH", message: `tool input ${name} is not declared` } })
+    }
+  }
+  if (fn !== undefined) {
+    ctx.work += fn.cost
+    const result = fn.invoke(call.inputs)
+    if (!result.ok) return entry({ error: { code: result.code ?? "FN_FAILED", message: result.message } })
+    if (result.work !== undefined && Number.isFinite(result.work) && result.work > 0) {
+      ctx.work += Math.floor(result.work)
+    }
+    return entry({ output: result.outputs as Json })
+  }
+  const outcome = yield* hostTool(ctx, call.tool, signature as Program.ToolSignature, call.inputs, path)
+  if (outcome.suspended) return undefined
+  return outcome.ok ? entry({ output: outcome.outputs }) : entry({ error: outcome.failure })
+}
+
+type ToolOutcome =
+  | { readonly ok: true; readonly suspended: false; readonly outputs: Record<string, Json>; readonly digest: string }
+  | { readonly ok: false; readonly suspended: boolean; readonly failure: Failure; readonly digest: string }
+
+/** Call a host tool: an `algal.tool-effect.v1` request, one effect receipt, `cost + output bytes` work. */
+function* hostTool(
+  ctx: Ctx,
+  name: string,
+  signature: Program.ToolSignature,
+  inputs: Record<string, Json>,
+  path: string,
+  maxEffectMs?: number
+): Generator<HostOp, ToolOutcome, unknown> {
+  const request: EffectRequest.ToolRequest = {
+    contract: "algal.tool-effect.v1",
+    path,
+    tool: name,
+    effect: signature.effect ?? "read",
+    inputs
+  }
+  const digest = Canonical.digestText(Canonical.encodeUnsafe(request))
+  pushEvent(ctx, { seq: ctx.events.length, kind: "effect", path, digest }, path)
+  const receipt = (yield { op: "tool", path, request, digest, maxEffectMs }) as EffectRequest.EffectReceipt
+  ctx.effects.push(receipt)
+  ctx.work += signature.cost ?? 0
+  if (receipt.error !== undefined) {
+    const failure = { code: receipt.error.code, message: receipt.error.message }
+    return { ok: false, suspended: receipt.error.code === "EFFECT_SUSPENDED", failure, digest }
+  }
+  const value: Json = receipt.output === undefined ? null : receipt.output
+  const bytes = measureJson(value)
+  if (typeof bytes === "string") {
+    return {
+      ok: false,
+      suspended: false,
+      failure: { code: "TOOL_FAILED", message: `tool ${name} output is not JSON: ${bytes}` },
+      digest
+    }
+  }
+  const max = signature.maxOutputBytes ?? 65_536
+  if (bytes > max) {
+    return {
+      ok: false,
+      suspended: false,
+      failure: { code: "BUDGET_EXHAUSTED", message: `tool output ${bytes}B exceeds maxOutputBytes ${max}B` },
+      digest
+    }
+  }
+  ctx.work += bytes
+  if (!isObj(value)) {
+    return {
+      ok: false,
+      suspended: false,
+      failure: { code: "TOOL_FAILED", message: `tool ${name} must return an object of output ports` },
+      digest
+    }
+  }
+  return { ok: true, suspended: false, outputs: value as Record<string, Json>, digest }
+}
+
+function* activateTool(
+  ctx: Ctx,
+  cell: Program.CompiledCell,
+  c: Manifest.ToolCell,
+  env: Record<string, Json>,
+  path: string
+): Generator<HostOp, Activation, unknown> {
+  const outcome = yield* hostTool(ctx, c.tool, cell.tool!, env, path, c.budget?.maxEffectMs)
+  if (outcome.ok) return { ok: true, outputs: outcome.outputs, extra: { effectDigest: outcome.digest } }
+  if (outcome.suspended) return { ok: false, failure: outcome.failure, suspended: true }
+  return { ok: false, failure: outcome.failure, extra: { effectDigest: outcome.digest } }
+}
+
+function* activateRecall(
+  ctx: Ctx,
+  c: Manifest.RecallCell,
+  env: Record<string, Json>,
+  path: string
+): Generator<HostOp, Activation, unknown> {
+  const root = ctx.budgets
+  const budget = c.budget ?? {}
+  const maxContextBytes = Math.min(budget.maxContextBytes ?? root.maxContextBytes, root.maxContextBytes)
+  const maxOutputBytes = Math.min(budget.maxOutputBytes ?? root.maxOutputBytes, root.maxOutputBytes)
+  const query = Expr.evaluate(c.query.program, env, maxExprFuel)
+  ctx.work += query.fuel
+  if (!query.ok) return { ok: false, failure: exprFailure(query.error) }
+  const k = c.k ?? 8
+  const context: Record<string, Json> = { inputs: env, turn: 0 }
+  const contextBytes = canonicalSize(context, maxContextBytes)
+  if (contextBytes > maxContextBytes) {
+    return {
+      ok: false,
+      failure: {
+        code: "BUDGET_EXHAUSTED",
+        message: `context view ${
+          canonicalSize(context, Number.MAX_SAFE_INTEGER)
+        }B exceeds maxContextBytes ${maxContextBytes}B`
+      }
+    }
+  }
+  const recall: Record<string, Json> = { query: query.value, k }
+  if (c.embedder !== undefined) recall.embedder = c.embedder
+  if (c.rerank !== undefined) recall.rerank = c.rerank as Json
+  const request: Record<string, Json> = {
+    contract: "algal.effect.v1",
+    cellId: c.id,
+    kind: "recall",
+    prompt: "",
+    context,
+    output: recallOutput,
+    budget: { maxContextBytes, maxOutputBytes },
+    recall
+  }
+  if (c.route !== undefined) request.route = c.route as Json
+  const digest = Canonical.digestText(Canonical.encodeUnsafe(request))
+  const attempted = yield* attemptLoop(
+    ctx,
+    path,
+    request as unknown as EffectRequest.ModelRequest,
+    digest,
+    contextBytes,
+    c.retry?.attempts ?? 1,
+    [],
+    (value) =>
+      Array.isArray(value) && value.length <= k
+        ? { ok: true, value }
+        : unparseable(`recall output must be a list of at most ${k} items`),
+    budget.maxEffectMs
+  )
+  if (attempted.kind === "suspended") return { ok: false, failure: attempted.failure, suspended: true }
+  if (attempted.kind !== "value") {
+    return {
+      ok: false,
+      failure: attempted.kind === "fail" ? attempted.failure : { code: "INTERNAL", message: "recall tool call" },
+      extra: { effectDigest: digest }
+    }
+  }
+  const text = Canonical.encodeUnsafe(attempted.value)
+  const ref = Canonical.digestText(text)
+  yield { op: "blob.put", ref, text, value: attempted.value }
+  return { ok: true, outputs: { out: attempted.value, ref }, extra: { effectDigest: digest } }
+}
+
+/** `spawn`: admit a delivered manifest (full contract), store it, compile at depth + 1 and run it. */
+function* activateSpawn(
+  ctx: Ctx,
+  env: Record<string, Json>,
+  path: string,
+  depth: number,
+  program: Program.Program
+): Generator<HostOp, Activation, unknown> {
+  const parsed = Manifest.parseSync(env.manifest)
+  if (!parsed.ok) return { ok: false, failure: { code: parsed.error.code, message: `spawn: ${parsed.error.message}` } }
+  const compiled = Program.compileSync(parsed.manifest, program.options ?? { fns: program.fns })
+  if (!compiled.ok) {
+    return { ok: false, failure: { code: compiled.error.code, message: `spawn: ${compiled.error.message}` } }
+  }
+  const args = env.args === undefined ? {} : env.args
+  if (!isObj(args)) {
+    return {
+      ok: false,
+      failure: { code: "TYPE_MISMATCH", message: "spawn args must be an object of interface inputs" }
+    }
+  }
+  const text = Manifest.canonical(parsed.manifest)
+  const digest = compiled.program.digest
+  yield { op: "blob.put", ref: digest, text, value: parsed.manifest as unknown as Json }
+  const child = yield* runChild(
+    ctx,
+    compiled.program,
+    childArgs(compiled.program, args as Record<string, Json>),
+    `${path}/`,
+    depth + 1
+  )
+  if (!child.ok) return child
+  return { ok: true, outputs: { data: child.outputs, digest } }
+}
+
+const unboundVia = (via: string): Failure => ({
+  code: "EFFECT_UNBOUND",
+  message: `no transport is bound for via ${via}`
+})
+
+const untilHolds = (
+  until: { readonly output: string; readonly equals: string; readonly field?: string },
+  outputs: Record<string, Json>
+): boolean => {
   const value = outputs[until.output]
   if (until.field === undefined) return value === until.equals
   return isObj(value) && (value as Record<string, Json>)[until.field] === until.equals
@@ -300,7 +868,9 @@ const childArgs = (program: Program.Program, inputs: Record<string, Json>): Reco
   return out
 }
 
-type Child = { readonly ok: true; readonly outputs: Record<string, Json> } | { readonly ok: false; readonly failure: Failure }
+type Child =
+  | { readonly ok: true; readonly outputs: Record<string, Json> }
+  | { readonly ok: false; readonly failure: Failure; readonly suspended?: true }
 
 /** Run an embedded organism as a nested scope (root-owned budgets); its failure is re-raised. */
 function* runChild(
@@ -311,10 +881,19 @@ function* runChild(
   depth: number
 ): Generator<HostOp, Child, unknown> {
   const scope = yield* runScope(ctx, program, args, prefix, depth)
+  if (ctx.suspended) {
+    return { ok: false, failure: { code: "EFFECT_SUSPENDED", message: "embedded organism suspended" }, suspended: true }
+  }
   if (ctx.failure !== undefined) return { ok: false, failure: { code: ctx.failure.code, message: ctx.failure.message } }
   const pending = scope.status.findIndex((s) => s === PENDING)
   if (pending >= 0) {
-    return { ok: false, failure: { code: "STUCK", message: `embedded organism ${program.manifest.key} never resolved ${program.cells[pending]!.id}` } }
+    return {
+      ok: false,
+      failure: {
+        code: "STUCK",
+        message: `embedded organism ${program.manifest.key} never resolved ${program.cells[pending]!.id}`
+      }
+    }
   }
   return { ok: true, outputs: interfaceOutputs(program, scope) }
 }
@@ -331,12 +910,23 @@ const interfaceOutputs = (program: Program.Program, scope: Scope): Record<string
   return result
 }
 
-const guardPasses = (ctx: Ctx, guard: Manifest.Guard, value: Json, path: string): boolean => {
+const guardPasses = (
+  ctx: Ctx,
+  edge: Program.CompiledEdge,
+  guard: Manifest.Guard,
+  value: Json,
+  path: string
+): boolean => {
   if ("expr" in guard) {
-    const result = Expr.evaluate(guard.expr.program, { value }, maxExprFuel)
+    const result = edge.guardExpr !== undefined
+      ? Expr.run(edge.guardExpr, { value }, maxExprFuel)
+      : Expr.evaluate(guard.expr.program, { value }, maxExprFuel)
     ctx.work += result.fuel
     if (!result.ok) {
-      fail(ctx, { code: "GUARD_INVALID", message: `guard expr ${Canonical.encodeUnsafe(result.error as unknown as Json)}` }, path)
+      fail(ctx, {
+        code: "GUARD_INVALID",
+        message: `guard expr ${Canonical.encodeUnsafe(result.error as unknown as Json)}`
+      }, path)
       return false
     }
     if (typeof result.value !== "boolean") {
@@ -366,7 +956,11 @@ function* runScope(
   const scope: Scope = { status: new Uint8Array(n), outputs: new Array(n), failures: new Array(n) }
   const { status, outputs, failures } = scope
   if (depth > ctx.budgets.maxDepth) {
-    fail(ctx, { code: "DEPTH_EXCEEDED", message: `depth ${depth} exceeds maxDepth ${ctx.budgets.maxDepth}` }, prefix.slice(0, -1))
+    fail(
+      ctx,
+      { code: "DEPTH_EXCEEDED", message: `depth ${depth} exceeds maxDepth ${ctx.budgets.maxDepth}` },
+      prefix.slice(0, -1)
+    )
     return scope
   }
   let progress = true
@@ -401,7 +995,7 @@ function* runScope(
           const out = outputs[e.from]
           if (out === undefined || !Object.prototype.hasOwnProperty.call(out, e.fromPort)) continue
           value = out[e.fromPort]!
-          if (e.guard !== undefined && !guardPasses(ctx, e.guard, value, path)) {
+          if (e.guard !== undefined && !guardPasses(ctx, e, e.guard, value, path)) {
             if (ctx.failure !== undefined) break
             continue
           }
@@ -410,7 +1004,7 @@ function* runScope(
         if (decl.many === true) {
           many ??= {}
           const list = (many[e.toPort] ??= [])
-          if (e.many && Array.isArray(value)) for (const v of value as ReadonlyArray<Json>) list.push(v)
+          if (e.many && Array.isArray(value)) { for (const v of value as ReadonlyArray<Json>) list.push(v) }
           else list.push(value)
         } else {
           single ??= {}
@@ -460,7 +1054,15 @@ function* runScope(
           break
         }
       }
-      if (result === undefined) result = yield* activate(ctx, cell, env, args, path, depth)
+      if (result === undefined) result = yield* activate(ctx, cell, env, args, path, depth, program, scope)
+      if (!result.ok && result.suspended === true) {
+        status[ci] = SUSPENDED
+        ctx.cells[path] = { status: "suspended", work: ctx.work - before }
+        pushEvent(ctx, { seq: ctx.events.length, kind: "cell.suspend", path }, path)
+        fail(ctx, result.failure, path)
+        ctx.suspended = true
+        break
+      }
       if (result.ok) {
         for (const port of Object.keys(result.outputs)) {
           const decl = Object.prototype.hasOwnProperty.call(cell.outputs, port) ? cell.outputs[port] : undefined
@@ -479,7 +1081,10 @@ function* runScope(
       if (result.ok) {
         status[ci] = COMMITTED
         outputs[ci] = result.outputs
-        const record: { -readonly [K in keyof Receipt.CellRecord]: Receipt.CellRecord[K] } = { status: "committed", work }
+        const record: { -readonly [K in keyof Receipt.CellRecord]: Receipt.CellRecord[K] } = {
+          status: "committed",
+          work
+        }
         if (Object.keys(result.outputs).length > 0) record.outputs = result.outputs
         if (result.extra !== undefined) Object.assign(record, result.extra)
         ctx.cells[path] = record
@@ -530,7 +1135,8 @@ export function* execute(
     events: [{ seq: 0, kind: "run.start", digest: program.digest }],
     cells: {},
     failure: undefined,
-    suspended: false
+    suspended: false,
+    effects: []
   }
   const scope = yield* runScope(ctx, program, args, "", 0)
   let outcome: Receipt.Outcome
@@ -553,7 +1159,7 @@ export function* execute(
     args,
     outcome,
     cells: ctx.cells,
-    effects: [],
+    effects: ctx.effects,
     events: ctx.events,
     work: { steps: ctx.steps, agentCalls: ctx.agentCalls, units: ctx.work },
     ...(ctx.failure === undefined ? {} : { failure: ctx.failure })

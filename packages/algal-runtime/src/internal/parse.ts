@@ -289,7 +289,15 @@ const routeOf = (v: unknown, path: string): Obj => {
 
 const cellBudget = (v: unknown, path: string, allowTurns: boolean): Obj => {
   const o = object(v, path)
-  closed(o, new Set(allowTurns ? ["maxContextBytes", "maxOutputBytes", "maxTurns", "maxEffectMs"] : ["maxContextBytes", "maxOutputBytes", "maxEffectMs"]), path)
+  closed(
+    o,
+    new Set(
+      allowTurns
+        ? ["maxContextBytes", "maxOutputBytes", "maxTurns", "maxEffectMs"]
+        : ["maxContextBytes", "maxOutputBytes", "maxEffectMs"]
+    ),
+    path
+  )
   const out: Obj = {}
   for (const key of Object.keys(o)) {
     const [lo, hi] = key === "maxTurns" ? [1, 16] : key === "maxEffectMs" ? [1, 600_000] : [1, 262_144]
@@ -329,7 +337,9 @@ const questionsOf = (v: unknown, path: string): Obj => {
     }
     const q = object(o[name], at)
     closed(q, new Set(["type", "instructions", "criteria"]), at)
-    if (q.type !== "noul" && q.type !== "choice" && q.type !== "score") invalid("question type must be noul|choice|score", `${at}.type`)
+    if (q.type !== "noul" && q.type !== "choice" && q.type !== "score") {
+      invalid("question type must be noul|choice|score", `${at}.type`)
+    }
     const instructions = text(q.instructions, 4096, `${at}.instructions`)
     if (utf8Length(instructions) > 4096) invalid("text exceeds bound", `${at}.instructions`)
     if (has(q, "criteria")) {
@@ -405,7 +415,11 @@ const cell = (v: unknown, path: string): M.Cell => {
       if (has(c, "budget")) {
         const b = object(c.budget, `${path}.budget`)
         closed(b, new Set(["maxEffectMs"]), `${path}.budget`)
-        out.budget = { ...(has(b, "maxEffectMs") ? { maxEffectMs: uint(b.maxEffectMs, 1, 600_000, `${path}.budget.maxEffectMs`) } : {}) }
+        out.budget = {
+          ...(has(b, "maxEffectMs")
+            ? { maxEffectMs: uint(b.maxEffectMs, 1, 600_000, `${path}.budget.maxEffectMs`) }
+            : {})
+        }
       }
       break
     case "agent":
@@ -432,7 +446,9 @@ const cell = (v: unknown, path: string): M.Cell => {
         const s = object(c.shadow, `${path}.shadow`)
         closed(s, new Set(["take"]), `${path}.shadow`)
         const take = text(s.take, 64, `${path}.shadow.take`)
-        if (output.kind !== "choice" || !output.labels.includes(take)) invalid("shadow take must be one of the labels", `${path}.shadow.take`)
+        if (output.kind !== "choice" || !output.labels.includes(take)) {
+          invalid("shadow take must be one of the labels", `${path}.shadow.take`)
+        }
         out.shadow = { take }
       }
       if (has(c, "compact")) {
@@ -447,7 +463,9 @@ const cell = (v: unknown, path: string): M.Cell => {
       if (has(c, "k")) out.k = uint(c.k, 1, 32, `${path}.k`)
       if (has(c, "embedder")) {
         const e = text(c.embedder, 128, `${path}.embedder`)
-        if (e !== "local" && e !== "gateway" && !/^gateway:.+$/.test(e)) invalid("embedder must be local|gateway|gateway:<model>", `${path}.embedder`)
+        if (e !== "local" && e !== "gateway" && !/^gateway:.+$/.test(e)) {
+          invalid("embedder must be local|gateway|gateway:<model>", `${path}.embedder`)
+        }
         out.embedder = e
       }
       if (has(c, "route")) out.route = routeOf(c.route, `${path}.route`)
@@ -455,7 +473,9 @@ const cell = (v: unknown, path: string): M.Cell => {
         const r = object(c.rerank, `${path}.rerank`)
         closed(r, new Set(["route", "take"]), `${path}.rerank`)
         const route = routeOf(r.route, `${path}.rerank.route`)
-        if (!has(route, "provider") && !has(route, "preset")) invalid("rerank route must name a provider or preset", `${path}.rerank.route`)
+        if (!has(route, "provider") && !has(route, "preset")) {
+          invalid("rerank route must name a provider or preset", `${path}.rerank.route`)
+        }
         const k = has(c, "k") ? (out.k as number) : 8
         out.rerank = has(r, "take") ? { route, take: uint(r.take, 1, k, `${path}.rerank.take`) } : { route }
       }
@@ -474,13 +494,18 @@ const cell = (v: unknown, path: string): M.Cell => {
           const carry = object(c.carry, `${path}.carry`)
           countKeys(carry, 32, `${path}.carry`)
           const co: Record<string, string> = {}
-          for (const key of Object.keys(carry)) co[id(key, `${path}.carry.${key}`)] = id(carry[key], `${path}.carry.${key}`)
+          for (const key of Object.keys(carry)) {
+            co[id(key, `${path}.carry.${key}`)] = id(carry[key], `${path}.carry.${key}`)
+          }
           out.carry = co
         }
         if (has(c, "until")) {
           const u = object(c.until, `${path}.until`)
           closed(u, new Set(["output", "equals", "field"]), `${path}.until`)
-          const until: Obj = { output: id(u.output, `${path}.until.output`), equals: text(u.equals, 64, `${path}.until.equals`) }
+          const until: Obj = {
+            output: id(u.output, `${path}.until.output`),
+            equals: text(u.equals, 64, `${path}.until.equals`)
+          }
           if (has(u, "field")) until.field = id(u.field, `${path}.until.field`)
           out.until = until
         }
@@ -614,6 +639,8 @@ export const normalize = (json: unknown): M.Manifest => {
   out.edges = has(m, "edges") ? array(m.edges, 256, "$.edges").map((e, i) => edge(e, `$.edges[${i}]`)) : []
   const normalized = Canonical.encode(out)
   if (normalized._tag === "Left") invalid(`normalized manifest is not canonical JSON: ${normalized.left.message}`, "$")
-  else if (Buffer.byteLength(normalized.right, "utf8") > maxManifestBytes) fail("BUDGET_EXHAUSTED", "manifest bytes", "$")
+  else if (Buffer.byteLength(normalized.right, "utf8") > maxManifestBytes) {
+    fail("BUDGET_EXHAUSTED", "manifest bytes", "$")
+  }
   return out as unknown as M.Manifest
 }

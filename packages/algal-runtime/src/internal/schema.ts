@@ -29,7 +29,9 @@ export const validateSchema = (schema: unknown, version: SchemaVersion, path: st
     if (version > 1) {
       const allowed = version === 2 ? v2Keys : v3Keys
       for (const key of Object.keys(s)) {
-        if (!allowed.has(key)) invalid(`schema keyword ${key} is not allowed in schemaVersion ${version}`, `${at}.${key}`)
+        if (!allowed.has(key)) {
+          invalid(`schema keyword ${key} is not allowed in schemaVersion ${version}`, `${at}.${key}`)
+        }
       }
     }
     if ("type" in s) {
@@ -42,7 +44,9 @@ export const validateSchema = (schema: unknown, version: SchemaVersion, path: st
     }
     if ("required" in s) {
       const r = s.required
-      if (!Array.isArray(r) || r.some((k) => typeof k !== "string")) invalid("schema required must be a list of strings", `${at}.required`)
+      if (!Array.isArray(r) || r.some((k) => typeof k !== "string")) {
+        invalid("schema required must be a list of strings", `${at}.required`)
+      }
     }
     if ("properties" in s) {
       const p = s.properties
@@ -51,16 +55,22 @@ export const validateSchema = (schema: unknown, version: SchemaVersion, path: st
     }
     if (version > 1) {
       if ("items" in s) walk(s.items, level + 1, `${at}.items`)
-      if ("enum" in s && (!Array.isArray(s.enum) || s.enum.length === 0)) invalid("schema enum must be a non-empty list", `${at}.enum`)
+      if ("enum" in s && (!Array.isArray(s.enum) || s.enum.length === 0)) {
+        invalid("schema enum must be a non-empty list", `${at}.enum`)
+      }
       for (const k of ["minimum", "maximum"]) {
-        if (k in s && (typeof s[k] !== "number" || !Number.isFinite(s[k]))) invalid(`schema ${k} must be a number`, `${at}.${k}`)
+        if (k in s && (typeof s[k] !== "number" || !Number.isFinite(s[k]))) {
+          invalid(`schema ${k} must be a number`, `${at}.${k}`)
+        }
       }
       for (const k of ["minLength", "maxLength"]) {
         if (k in s && (typeof s[k] !== "number" || !Number.isInteger(s[k]) || (s[k] as number) < 0)) {
           invalid(`schema ${k} must be a non-negative integer`, `${at}.${k}`)
         }
       }
-      if ("format" in s && (typeof s.format !== "string" || !formats.has(s.format))) invalid("schema format must be digest|name|slug|uri", `${at}.format`)
+      if ("format" in s && (typeof s.format !== "string" || !formats.has(s.format))) {
+        invalid("schema format must be digest|name|slug|uri", `${at}.format`)
+      }
       if ("uniqueItems" in s && s.uniqueItems !== true) invalid("schema uniqueItems must be true", `${at}.uniqueItems`)
       if ("additionalProperties" in s && s.additionalProperties !== false) {
         invalid("schema additionalProperties must be false", `${at}.additionalProperties`)

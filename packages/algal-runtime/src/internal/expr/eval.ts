@@ -1,7 +1,8 @@
 /**
- * The `algal.expr.v1` evaluator: a checked program is compiled once into a small tree of nodes and
- * walked under the exact fuel meter. Every node's result is bound-checked; collection builders check
- * cumulatively before appending.
+ * The reference `algal.expr.v1` evaluator: the checked node tree (`checkProgram`) walked under the
+ * exact fuel meter. Every node's result is bound-checked; collection builders check cumulatively
+ * before appending. Evaluation itself runs the closure-compiled form (compile.ts), which must agree
+ * with this walker on every value, fuel figure and error — the differential tests hold them together.
  *
  * @internal
  */

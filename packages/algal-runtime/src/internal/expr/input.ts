@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { escapedLength, hasLoneSurrogate, numberLength } from "./value.js"
+import { escapedLength, hasLoneSurrogate, numberLength, type V } from "./value.js"
 
 interface Frame {
   readonly value: unknown
@@ -219,4 +219,102 @@ export const exceedsDepth = (input: unknown, start: number, limit: number): bool
     }
   }
   return false
+}
+
+// ------------------------------------------------------------ fast admission ---
+
+// Inputs nested deeper than this take the exact path (the bounds allow 32 levels; 30 keeps the
+// fast path clear of every depth rule whichever way a level is counted).
+const FAST_DEPTH = 30
+// Strings whose canonical form fits this are within string-bytes (UTF-8 ≤ escaped bytes).
+const FAST_STRING = 65_536
+
+class Bail {}
+const bail = new Bail()
+
+/**
+ * The common case of env admission in one walk: when every part of the input is plain JSON well
+ * inside every bound (upper-bound size within `limit`, depth ≤ 30, lists ≤ `listLen`, objects ≤
+ * `objectKeys` keys, strings within string-bytes), return its runtime values (the same values
+ * `fromJson` builds), keyed in the order of `keys`. Returns `undefined` whenever anything is
+ * unusual or near a bound, leaving the exact, ordered checks to decide (and report) — so this
+ * walk can only ever agree with them.
+ *
+ * @internal
+ */
+export const admitFast = (
+  record: Record<string, unknown>,
+  keys: ReadonlyArray<string>,
+  limit: number,
+  listLen: number,
+  objectKeys: number
+): Map<string, V> | undefined => {
+  if (!isPlain(record)) return undefined
+  let bytes = keys.length > 1 ? keys.length + 1 : 2
+  const convert = (u: unknown, depth: number): V => {
+    if (u === null) {
+      bytes += 4
+      return null
+    }
+    switch (typeof u) {
+      case "boolean":
+        bytes += u ? 4 : 5
+        return u
+      case "number":
+        if (!Number.isFinite(u)) throw bail
+        bytes += Number.isInteger(u) && u < 1e21 && u > -1e21 ? numberLength(u) : 25
+        return u
+      case "string": {
+        const n = stringBytes(u)
+        if (n < 0 || n > FAST_STRING) throw bail
+        bytes += n
+        return u
+      }
+      case "object": {
+        if (depth > FAST_DEPTH) throw bail
+        if (Array.isArray(u)) {
+          const length = u.length
+          if (length > listLen) throw bail
+          bytes += length > 1 ? length + 1 : 2
+          const out: Array<V> = new Array(length)
+          for (let i = 0; i < length; i++) {
+            const item: unknown = u[i]
+            if (item === undefined) throw bail
+            out[i] = convert(item, depth + 1)
+          }
+          if (bytes > limit) throw bail
+          return out
+        }
+        if (!isPlain(u)) throw bail
+        const names = Object.keys(u)
+        if (names.length > objectKeys) throw bail
+        bytes += names.length > 1 ? names.length + 1 : 2
+        const out = new Map<string, V>()
+        for (let i = 0; i < names.length; i++) {
+          const key = names[i]!
+          const n = stringBytes(key)
+          if (n < 0 || n > FAST_STRING) throw bail
+          bytes += n + 1
+          out.set(key, convert((u as Record<string, unknown>)[key], depth + 1))
+        }
+        if (bytes > limit) throw bail
+        return out
+      }
+    }
+    throw bail
+  }
+  try {
+    const out = new Map<string, V>()
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      const n = stringBytes(key)
+      if (n < 0 || n > FAST_STRING) return undefined
+      bytes += n + 1
+      out.set(key, convert(record[key], 1))
+    }
+    return bytes > limit ? undefined : out
+  } catch {
+    // not the common case (or an input whose reading throws): the exact path decides
+    return undefined
+  }
 }

@@ -196,13 +196,28 @@ export const keysUtf8 = (m: VMap): ReadonlyArray<string> => {
   return keys
 }
 
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
+
+/** Whether keys are in canonical order already (most maps: object literals, converted inputs). */
+const inCanonicalOrder = (keys: ReadonlyArray<string>): boolean => {
+  for (let i = 1; i < keys.length; i++) {
+    const a = keys[i - 1]!
+    const b = keys[i]!
+    // only keys starting with a digit can be array-index keys
+    if (isDigit(a.charCodeAt(0)) || isDigit(b.charCodeAt(0)) ? compareKeys(a, b) > 0 : a > b) return false
+  }
+  return true
+}
+
 /** Keys in canonical order (array-index keys numerically, then UTF-16). @internal */
 export const keysCanonical = (m: VMap): ReadonlyArray<string> => {
-  let keys = canonicalKeyOrder.get(m)
-  if (keys === undefined) {
-    keys = Array.from(m.keys()).sort(compareKeys)
-    canonicalKeyOrder.set(m, keys)
-  }
+  const known = canonicalKeyOrder.get(m)
+  if (known !== undefined) return known
+  const keys = Array.from(m.keys())
+  // a map already in order is cheaper to list again than to remember
+  if (inCanonicalOrder(keys)) return keys
+  keys.sort(compareKeys)
+  canonicalKeyOrder.set(m, keys)
   return keys
 }
 
@@ -507,13 +522,13 @@ export const toJson = (v: V): unknown => {
   if (Array.isArray(v)) return (v as ReadonlyArray<V>).map(toJson)
   const map = v as VMap
   const out: Record<string, unknown> = {}
-  for (const key of keysCanonical(map)) {
-    Object.defineProperty(out, key, {
-      value: toJson(map.get(key)!),
-      enumerable: true,
-      writable: true,
-      configurable: true
-    })
+  const keys = keysCanonical(map)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const value = toJson(map.get(key)!)
+    // an assignment to "__proto__" would set the prototype: that key is defined instead
+    if (key !== "__proto__") out[key] = value
+    else Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
   }
   return out
 }

@@ -16,6 +16,7 @@ import * as AlgalError from "@steward/algal-runtime/AlgalError"
 import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as BlobStore from "@steward/algal-runtime/BlobStore"
 import * as Canonical from "@steward/algal-runtime/Canonical"
+import * as Executor from "@steward/algal-runtime/Executor"
 import * as FnRegistry from "@steward/algal-runtime/FnRegistry"
 import * as Manifest from "@steward/algal-runtime/Manifest"
 import * as Program from "@steward/algal-runtime/Program"
@@ -53,10 +54,16 @@ const fromAlgal = (file: string) => (error: AlgalError.AlgalError): CommandFailu
  */
 export const readJson = Effect.fn("algal.readJson")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
-  const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("IO_FAILED", `${file}: ${e.message}`, { file })))
+  const info = yield* fs.stat(file).pipe(
+    Effect.mapError((e) => cannotRun("IO_FAILED", `${file}: ${e.message}`, { file }))
+  )
   if (info.type !== "File") return yield* cannotRun("IO_FAILED", `${file}: not a file`, { file })
-  if (Number(info.size) > maxFileBytes) return yield* cannotRun("BUDGET_EXHAUSTED", `${file}: larger than ${maxFileBytes} bytes`, { file })
-  const bytes = yield* fs.readFile(file).pipe(Effect.mapError((e) => cannotRun("IO_FAILED", `${file}: ${e.message}`, { file })))
+  if (Number(info.size) > maxFileBytes) {
+    return yield* cannotRun("BUDGET_EXHAUSTED", `${file}: larger than ${maxFileBytes} bytes`, { file })
+  }
+  const bytes = yield* fs.readFile(file).pipe(
+    Effect.mapError((e) => cannotRun("IO_FAILED", `${file}: ${e.message}`, { file }))
+  )
   const text = yield* Effect.try({
     try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
     catch: () => cannotRun("PARSE_FAILED", `${file}: not valid UTF-8`, { file })
@@ -81,7 +88,12 @@ export const loadManifests = Effect.fn("algal.loadManifests")(function*(dir: str
   const path = yield* Path.Path
   const names = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))
   const found: Array<Manifest.Manifest> = []
-  for (const name of names.filter((n) => n.endsWith(".algal.json") || n.endsWith(".bundle.json")).sort().slice(0, maxSiblings)) {
+  for (
+    const name of names.filter((n) => n.endsWith(".algal.json") || n.endsWith(".bundle.json")).sort().slice(
+      0,
+      maxSiblings
+    )
+  ) {
     const json = yield* readJson(path.join(dir, name)).pipe(Effect.option)
     if (Option.isNone(json)) continue
     const value = json.value as { contract?: unknown; manifests?: unknown }
@@ -98,7 +110,9 @@ export const loadManifests = Effect.fn("algal.loadManifests")(function*(dir: str
 })
 
 const manifestsOption = Options.directory("manifests").pipe(
-  Options.withDescription("Directory of embedded manifests (*.algal.json, *.bundle.json); default: the file's directory"),
+  Options.withDescription(
+    "Directory of embedded manifests (*.algal.json, *.bundle.json); default: the file's directory"
+  ),
   Options.optional
 )
 
@@ -122,22 +136,34 @@ const compileFile = (file: string, dir: Option.Option<string>) =>
     return { manifest, program, manifests }
   })
 
-const fileArg = Args.file({ name: "FILE", exists: "either" }).pipe(Args.withDescription("An algal.organism.v1 manifest (JSON)"))
+const fileArg = Args.file({ name: "FILE", exists: "either" }).pipe(
+  Args.withDescription("An algal.organism.v1 manifest (JSON)")
+)
 
-const profileOption = Options.choice("profile", ["pure"]).pipe(
-  Options.withDescription("Also admit under a profile: pure = the reflex profile (input/const/expr only, no agent calls)"),
+const profileOption = Options.choice("profile", ["pure", "managed"]).pipe(
+  Options.withDescription(
+    "Also admit under a profile: pure = the reflex profile (input/const/expr only, no agent calls); managed = resumable controllers"
+  ),
   Options.optional
 )
 
-const check = Command.make("check", { ...GlobalOptions.global, file: fileArg, manifests: manifestsOption, profile: profileOption }, ({ file, json, manifests, profile }) =>
+const check = Command.make("check", {
+  ...GlobalOptions.global,
+  file: fileArg,
+  manifests: manifestsOption,
+  profile: profileOption
+}, ({ file, json, manifests, profile }) =>
   Effect.gen(function*() {
     const { manifest, program } = yield* compileFile(file, manifests)
     if (Option.isSome(profile)) {
-      const verdict = Admission.pureSync(yield* readJson(file))
+      const raw = yield* readJson(file)
+      const verdict = profile.value === "pure" ? Admission.pureSync(raw) : Admission.managedSync(raw)
       if (!verdict.ok) {
         return yield* refused(
           "MANIFEST_INVALID",
-          `${file}: reflex program rejected: ${verdict.violations.map((v) => `${v.rule} (${v.message})`).join("; ")}`,
+          `${file}: ${profile.value === "pure" ? "reflex" : "managed"} program rejected: ${
+            verdict.violations.map((v) => `${v.rule} (${v.message})`).join("; ")
+          }`,
           { file, profile: profile.value, violations: verdict.violations }
         )
       }
@@ -151,21 +177,29 @@ const check = Command.make("check", { ...GlobalOptions.global, file: fileArg, ma
       ...(Option.isSome(profile) ? { profile: profile.value } : {})
     }
     yield* Output.result(json, doc, (d) => `ok ${d.digest} ${d.key} (${d.cells} cells, ${d.edges} edges)`)
-  })).pipe(Command.withDescription("Validate and compile a manifest: ok + digest, or the error code and message (exit 2)"))
+  })).pipe(
+    Command.withDescription("Validate and compile a manifest: ok + digest, or the error code and message (exit 2)")
+  )
 
-const digest = Command.make("digest", { ...GlobalOptions.global, file: fileArg }, ({ file, json }) =>
-  Effect.gen(function*() {
-    const manifest = yield* parseManifest(file)
-    const value = Manifest.digest(manifest)
-    yield* Output.result(json, { digest: value, key: manifest.key }, (d) => d.digest)
-  })).pipe(Command.withDescription("Print the manifest digest (sha256 of the canonical normalized manifest)"))
+const digest = Command.make(
+  "digest",
+  { ...GlobalOptions.global, file: fileArg },
+  ({ file, json }) =>
+    Effect.gen(function*() {
+      const manifest = yield* parseManifest(file)
+      const value = Manifest.digest(manifest)
+      yield* Output.result(json, { digest: value, key: manifest.key }, (d) => d.digest)
+    })
+).pipe(Command.withDescription("Print the manifest digest (sha256 of the canonical normalized manifest)"))
 
 const canonical = Command.make(
   "canonical",
   {
     ...GlobalOptions.global,
     file: Args.file({ name: "FILE", exists: "either" }).pipe(Args.withDescription("Any JSON file")),
-    normalized: Options.boolean("normalized").pipe(Options.withDescription("Print the normalized manifest instead of the file as-is"))
+    normalized: Options.boolean("normalized").pipe(
+      Options.withDescription("Print the normalized manifest instead of the file as-is")
+    )
   },
   ({ file, normalized }) =>
     Effect.gen(function*() {
@@ -219,22 +253,30 @@ export const explainDoc = (program: Program.Program) => ({
   }))
 })
 
-const explain = Command.make("explain", { ...GlobalOptions.global, file: fileArg, manifests: manifestsOption }, ({ file, json, manifests }) =>
-  Effect.gen(function*() {
-    const { program } = yield* compileFile(file, manifests)
-    yield* Output.result(json, explainDoc(program), (d) =>
-      [
-        `${d.key} "${d.name}" ${d.digest}`,
-        `budgets ${Object.entries(d.budgets).map(([k, v]) => `${k}=${v}`).join(" ")}`,
-        `interface in(${ports(d.interface.inputs)}) out(${ports(d.interface.outputs)})`,
-        "cells:",
-        ...d.cells.map((c) => `  ${c.id} [${c.kind}${"fn" in c ? ` ${c.fn}` : ""}] in(${ports(c.inputs)}) out(${ports(c.outputs)})`),
-        "edges:",
-        ...d.edges.map((e) =>
-          `  ${e.from} -> ${e.to}${"on" in e ? " on fail" : ""}${"guard" in e ? ` guard ${Canonical.encodeUnsafe(e.guard as any)}` : ""}`
-        )
-      ].join("\n"))
-  })).pipe(Command.withDescription("Show the resolved cells, ports and edges of a manifest"))
+const explain = Command.make(
+  "explain",
+  { ...GlobalOptions.global, file: fileArg, manifests: manifestsOption },
+  ({ file, json, manifests }) =>
+    Effect.gen(function*() {
+      const { program } = yield* compileFile(file, manifests)
+      yield* Output.result(json, explainDoc(program), (d) =>
+        [
+          `${d.key} "${d.name}" ${d.digest}`,
+          `budgets ${Object.entries(d.budgets).map(([k, v]) => `${k}=${v}`).join(" ")}`,
+          `interface in(${ports(d.interface.inputs)}) out(${ports(d.interface.outputs)})`,
+          "cells:",
+          ...d.cells.map((c) =>
+            `  ${c.id} [${c.kind}${"fn" in c ? ` ${c.fn}` : ""}] in(${ports(c.inputs)}) out(${ports(c.outputs)})`
+          ),
+          "edges:",
+          ...d.edges.map((e) =>
+            `  ${e.from} -> ${e.to}${"on" in e ? " on fail" : ""}${
+              "guard" in e ? ` guard ${Canonical.encodeUnsafe(e.guard as any)}` : ""
+            }`
+          )
+        ].join("\n"))
+    })
+).pipe(Command.withDescription("Show the resolved cells, ports and edges of a manifest"))
 
 const storesFor = (stateDir: Option.Option<string>) =>
   Layer.unwrapEffect(
@@ -249,6 +291,51 @@ const runtimeFor = (stateDir: Option.Option<string>) =>
   AlgalRuntime.layerWith().pipe(
     Layer.provide(Layer.merge(FnRegistry.layer, storesFor(stateDir)))
   )
+
+const responsesOption = Options.file("responses").pipe(
+  Options.withDescription("Scripted responses JSON: by request digest or cell id; arrays are per-cell queues"),
+  Options.optional
+)
+
+const storeOption = Options.directory("store").pipe(
+  Options.withDescription("Also write the receipt to DIR/<digest>.receipt.json (checkpoints for resume)"),
+  Options.optional
+)
+
+const executorsFor = (responses: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isNone(responses)) return [] as ReadonlyArray<Executor.Executor>
+    const json = yield* readJson(responses.value)
+    const decoded = yield* Executor.decodeResponses(json).pipe(Effect.mapError(fromAlgal(responses.value)))
+    return [Executor.scripted(decoded)]
+  })
+
+/** Admit a manifest under the managed-controller profile (budgets inserted) and return its program. */
+const managedProgram = (file: string) =>
+  Effect.gen(function*() {
+    const raw = yield* readJson(file)
+    const verdict = Admission.managedSync(raw)
+    if (!verdict.ok) {
+      return yield* refused(
+        "MANIFEST_INVALID",
+        `${file}: managed program rejected: ${verdict.violations.map((v) => `${v.rule} (${v.message})`).join("; ")}`,
+        { file, violations: verdict.violations }
+      )
+    }
+    return verdict.admitted.program
+  })
+
+const storeReceipt = (store: Option.Option<string>, receipt: Runtime.RunResult["receipt"]) =>
+  Effect.gen(function*() {
+    if (Option.isNone(store)) return ""
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const file = path.join(store.value, `${receipt.digest.slice("sha256:".length)}.receipt.json`)
+    const io = (e: { readonly message: string }) => cannotRun("IO_FAILED", `${store.value}: ${e.message}`, { file })
+    yield* fs.makeDirectory(store.value, { recursive: true }).pipe(Effect.mapError(io))
+    yield* fs.writeFileString(file, Canonical.encodeUnsafe(receipt)).pipe(Effect.mapError(io))
+    return `\nstored   ${file}`
+  })
 
 const summary = (result: Runtime.RunResult): string => {
   const r = result.receipt
@@ -274,29 +361,115 @@ const run = Command.make(
   {
     ...GlobalOptions.global,
     file: fileArg,
-    args: Options.file("args").pipe(Options.withDescription("Run args JSON ({cell: {port: value}}, or interface names with --interface)"), Options.optional),
+    args: Options.file("args").pipe(
+      Options.withDescription("Run args JSON ({cell: {port: value}}, or interface names with --interface)"),
+      Options.optional
+    ),
     interface: Options.boolean("interface").pipe(Options.withDescription("The args file names interface inputs")),
-    manifests: manifestsOption
+    manifests: manifestsOption,
+    responses: responsesOption,
+    store: storeOption,
+    managed: Options.boolean("managed").pipe(
+      Options.withDescription(
+        "Admit under the managed-controller profile and suspend at each agent cell (resume with --response)"
+      )
+    )
   },
-  ({ args, file, interface: named, json, manifests, stateDir }) =>
+  ({ args, file, interface: named, json, managed, manifests, responses, stateDir, store }) =>
     Effect.gen(function*() {
-      const { program } = yield* compileFile(file, manifests)
+      const program = managed ? yield* managedProgram(file) : (yield* compileFile(file, manifests)).program
       const argsFile = Option.getOrUndefined(args)
       const runArgs = argsFile === undefined ? {} : yield* readJson(argsFile)
+      const executors = managed
+        ? [...(yield* executorsFor(responses)), Executor.managed()]
+        : yield* executorsFor(responses)
       const runtime = yield* AlgalRuntime.AlgalRuntime
-      const result = yield* runtime.run(program, runArgs, { interface: named }).pipe(
+      const result = yield* runtime.run(program, runArgs, { interface: named, executors }).pipe(
         Effect.mapError(fromAlgal(argsFile ?? "args"))
       )
-      yield* Output.result(json, result.receipt, () => summary(result))
+      const stored = yield* storeReceipt(store, result.receipt)
+      yield* Output.result(json, result.receipt, () => summary(result) + stored)
       if (result.outcome !== "complete") return yield* new NegativeResult({ reason: `run ${result.outcome}` })
     }).pipe(Effect.provide(Layer.suspend(() => runtimeFor(stateDir))))
 ).pipe(Command.withDescription("Run a manifest: the receipt with --json, a summary without (exit 1 unless complete)"))
+
+const resume = Command.make(
+  "resume",
+  {
+    ...GlobalOptions.global,
+    checkpoint: Args.file({ name: "CHECKPOINT", exists: "either" }).pipe(
+      Args.withDescription("A suspended algal.run.v1 receipt")
+    ),
+    manifest: Options.file("manifest").pipe(Options.withDescription("The manifest the checkpoint was produced by")),
+    responses: responsesOption,
+    response: Options.text("response").pipe(
+      Options.withDescription("The text answer to the suspended request (managed-controller protocol)"),
+      Options.optional
+    ),
+    manifests: manifestsOption,
+    store: storeOption,
+    managed: Options.boolean("managed").pipe(
+      Options.withDescription("The checkpoint is a managed-controller run: later agent cells suspend again")
+    )
+  },
+  ({ checkpoint, json, managed, manifest, manifests, response, responses, stateDir, store }) =>
+    Effect.gen(function*() {
+      const program = managed ? yield* managedProgram(manifest) : (yield* compileFile(manifest, manifests)).program
+      const recorded = yield* readJson(checkpoint)
+      const executors = managed
+        ? [...(yield* executorsFor(responses)), Executor.managed()]
+        : yield* executorsFor(responses)
+      const runtime = yield* AlgalRuntime.AlgalRuntime
+      const result = yield* runtime.resume(recorded, program, {
+        executors,
+        ...(Option.isSome(response) ? { response: response.value } : {})
+      }).pipe(Effect.mapError(fromAlgal(checkpoint)))
+      const stored = yield* storeReceipt(store, result.receipt)
+      yield* Output.result(json, result.receipt, () => summary(result) + stored)
+      if (result.outcome !== "complete") return yield* new NegativeResult({ reason: `run ${result.outcome}` })
+    }).pipe(Effect.provide(Layer.suspend(() => runtimeFor(stateDir))))
+).pipe(Command.withDescription("Continue a suspended run from its checkpoint receipt (exit 1 unless complete)"))
+
+const replay = Command.make(
+  "replay",
+  {
+    ...GlobalOptions.global,
+    receipt: Args.file({ name: "RECEIPT", exists: "either" }).pipe(
+      Args.withDescription("An algal.run.v1 receipt (JSON)")
+    ),
+    manifest: Options.file("manifest").pipe(Options.withDescription("The manifest to replay it against")),
+    manifests: manifestsOption
+  },
+  ({ json, manifest, manifests, receipt, stateDir }) =>
+    Effect.gen(function*() {
+      const { program } = yield* compileFile(manifest, manifests)
+      const recorded = yield* readJson(receipt)
+      const runtime = yield* AlgalRuntime.AlgalRuntime
+      const comparison = yield* runtime.replay(recorded, program).pipe(Effect.mapError(fromAlgal(receipt)))
+      yield* Output.result(json, comparison, (c) =>
+        [
+          `${c.verdict}${c.replayed === undefined ? "" : ` ${c.replayed}`}${
+            c.reason === undefined ? "" : `: ${c.reason}`
+          }`,
+          ...c.mismatches.map((m) => `  ${m}`)
+        ].join("\n"))
+      if (comparison.verdict !== "identical") {
+        return yield* new NegativeResult({ reason: `replay ${comparison.verdict}` })
+      }
+    }).pipe(Effect.provide(Layer.suspend(() => runtimeFor(stateDir))))
+).pipe(
+  Command.withDescription(
+    "Replay a receipt against a manifest: identical | diverged | could-not-replay (exit 1 unless identical)"
+  )
+)
 
 const verify = Command.make(
   "verify",
   {
     ...GlobalOptions.global,
-    receipt: Args.file({ name: "RECEIPT", exists: "either" }).pipe(Args.withDescription("An algal.run.v1 receipt (JSON)")),
+    receipt: Args.file({ name: "RECEIPT", exists: "either" }).pipe(
+      Args.withDescription("An algal.run.v1 receipt (JSON)")
+    ),
     manifest: Options.file("manifest").pipe(Options.withDescription("The manifest the receipt was produced by")),
     manifests: manifestsOption
   },
@@ -322,6 +495,6 @@ const verify = Command.make(
  * @category commands
  */
 export const command = Command.make("algal").pipe(
-  Command.withDescription("ALGAL organisms: check, digest, canonical, explain, run, verify, expr"),
-  Command.withSubcommands([check, digest, canonical, explain, run, verify, Expr.command])
+  Command.withDescription("ALGAL organisms: check, digest, canonical, explain, run, resume, verify, replay, expr"),
+  Command.withSubcommands([check, digest, canonical, explain, run, resume, verify, replay, Expr.command])
 )
