@@ -28,7 +28,14 @@ describe("Admission.pure (xcb reflex profile)", () => {
       assert.strictEqual(error.code, "MANIFEST_INVALID")
       assert.match(error.message, /^reflex program rejected: /)
       const rules = (error.detail as { violations: ReadonlyArray<Admission.Violation> }).violations.map((v) => v.rule)
-      assert.deepStrictEqual(rules, ["cell-kinds", "max-agent-calls", "interface-inputs", "budget-caps", "interface-signature", "interface-coverage"])
+      assert.deepStrictEqual(rules, [
+        "cell-kinds",
+        "max-agent-calls",
+        "interface-inputs",
+        "budget-caps",
+        "interface-signature",
+        "interface-coverage"
+      ])
     }))
 
   it("a non-integer maxAgentCalls, a parse failure and an oversize program are reported together", () => {

@@ -24,8 +24,13 @@ describe("AlgalRuntime", () => {
       Effect.gen(function*() {
         const checked = yield* runtime.check(xcb("settle"))
         assert.strictEqual(checked.digest, "sha256:e56d7a734116095eab80f2f7b8ca854e2f7fa5d76c84a4b0bd345ab0f5ba4a00")
-        assert.strictEqual(yield* runtime.digest(example("triage")), "sha256:56f247870a72b3f1bfef6978c56ea9ce27906b91565bb68f19a60244295f7022")
-        const cycle = yield* Effect.flip(runtime.check(organism([{ id: "x", kind: "fn", fn: "echo.v1" }], [edge("x.value", "x.value")])))
+        assert.strictEqual(
+          yield* runtime.digest(example("triage")),
+          "sha256:56f247870a72b3f1bfef6978c56ea9ce27906b91565bb68f19a60244295f7022"
+        )
+        const cycle = yield* Effect.flip(
+          runtime.check(organism([{ id: "x", kind: "fn", fn: "echo.v1" }], [edge("x.value", "x.value")]))
+        )
         assert.strictEqual(cycle.code, "GRAPH_CYCLE")
         const bad = yield* Effect.flip(runtime.digest({ contract: "nope" }))
         assert.strictEqual(bad.code, "PARSE_FAILED")
@@ -45,7 +50,10 @@ describe("AlgalRuntime", () => {
         const named = yield* runtime.run(manifest, settleArgs({ limit: 1 }).src, { interface: true })
         assert.strictEqual(named.digest, result.digest)
         const notObject = yield* Effect.flip(runtime.run(manifest, [1], { interface: true }))
-        assert.deepStrictEqual([notObject.code, notObject.message], ["PARSE_FAILED", "interface args must be an object"])
+        assert.deepStrictEqual([notObject.code, notObject.message], [
+          "PARSE_FAILED",
+          "interface args must be an object"
+        ])
         const badArgs = yield* Effect.flip(runtime.run(manifest, { src: 1 }))
         assert.deepStrictEqual([badArgs.code, badArgs.path], ["PARSE_FAILED", "args.src"])
         const badManifest = yield* Effect.flip(runtime.run({ contract: "algal.organism.v1" }, {}))
@@ -133,25 +141,29 @@ describe("AlgalRuntime", () => {
     Effect.gen(function*() {
       const runtime = yield* AlgalRuntime.AlgalRuntime
       const result = yield* runtime.run(
-        organism([{ id: "in", kind: "input", outputs: { t: "text" } }, { id: "s", kind: "fn", fn: "shout.v1" }], [edge("in.t", "s.value")]),
+        organism([{ id: "in", kind: "input", outputs: { t: "text" } }, { id: "s", kind: "fn", fn: "shout.v1" }], [
+          edge("in.t", "s.value")
+        ]),
         { in: { t: "hi" } }
       )
       assert.deepStrictEqual(result.receipt.cells.s, { status: "committed", work: 107, outputs: { value: "hi!" } })
     }).pipe(
-      Effect.provide(AlgalRuntime.layerWith().pipe(
-        Layer.provide(Layer.mergeAll(
-          FnRegistry.layerWith({
-            "shout.v1": {
-              inputs: { value: { type: "text" } },
-              outputs: { value: { type: "text" } },
-              cost: 7,
-              invoke: (inputs) => ({ ok: true, outputs: { value: `${inputs.value}!` } })
-            }
-          }),
-          BlobStore.layerMemory,
-          SlotStore.layerMemory
-        ))
-      ))
+      Effect.provide(
+        AlgalRuntime.layerWith().pipe(
+          Layer.provide(Layer.mergeAll(
+            FnRegistry.layerWith({
+              "shout.v1": {
+                inputs: { value: { type: "text" } },
+                outputs: { value: { type: "text" } },
+                cost: 7,
+                invoke: (inputs) => ({ ok: true, outputs: { value: `${inputs.value}!` } })
+              }
+            }),
+            BlobStore.layerMemory,
+            SlotStore.layerMemory
+          ))
+        )
+      )
     ))
 
   it.effect("embedded manifests resolve through the layer options; an inner effect failure surfaces with its inner path", () =>
@@ -161,9 +173,16 @@ describe("AlgalRuntime", () => {
       assert.deepStrictEqual(checked.program.byId.get("triage")!.inputs, { ticket: { type: "text" } })
       const result = yield* runtime.run(example("inbox"), { ticket: { text: "it crashes" } })
       assert.strictEqual(result.outcome, "failed")
-      assert.deepStrictEqual(result.receipt.failure, { code: "EFFECT_UNBOUND", message: "no executor is bound for classifier cell route", path: "triage/route" })
+      assert.deepStrictEqual(result.receipt.failure, {
+        code: "EFFECT_UNBOUND",
+        message: "no executor is bound for classifier cell route",
+        path: "triage/route"
+      })
       assert.deepStrictEqual(result.receipt.cells["triage/ticket"]!.outputs, { text: "it crashes" })
-      assert.deepStrictEqual(result.receipt.cells.triage!.failure, { code: "EFFECT_UNBOUND", message: "no executor is bound for classifier cell route" })
+      assert.deepStrictEqual(result.receipt.cells.triage!.failure, {
+        code: "EFFECT_UNBOUND",
+        message: "no executor is bound for classifier cell route"
+      })
     }).pipe(
       Effect.provide(Layer.suspend(() => {
         const manifests = new Map([[example("inbox").cells[1].manifest as string, parseOk(example("triage"))]])

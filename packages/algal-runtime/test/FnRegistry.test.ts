@@ -20,7 +20,9 @@ const cases: ReadonlyArray<readonly [string, Record<string, unknown>, unknown]> 
   ["join.v1", { items: ["a", "b"] }, "a\nb"],
   ["join.v1", { items: ["a", "b"], sep: ", " }, "a, b"],
   ["assert.v1", { value: { a: 1, b: 2 }, expect: { b: 2, a: 1 } }, { a: 1, b: 2 }],
-  ["assert.v1", { value: "x".repeat(300), expect: "y" }, { fail: `assert.v1: value "${"x".repeat(199)} != expect "y"` }],
+  ["assert.v1", { value: "x".repeat(300), expect: "y" }, {
+    fail: `assert.v1: value "${"x".repeat(199)} != expect "y"`
+  }],
   ["inc.v1", { value: 41 }, 42],
   ["inc.v1", { value: Number.MAX_SAFE_INTEGER }, { fail: "inc.v1: overflow" }],
   ["inc.v1", { value: "1" }, { fail: "inc.v1: expected a number" }],
@@ -49,14 +51,27 @@ describe("FnRegistry built-ins", () => {
 
   it("signatures: costs and ports follow the original registry", () => {
     const cost = (n: string) => FnRegistry.builtins.get(n)!.cost
-    assert.deepStrictEqual(["echo.v1", "coalesce.v1", "format.v1", "tag.v1", "pick.v1", "join.v1", "assert.v1", "label.v1"].map(cost), [10, 10, 10, 10, 10, 10, 10, 10])
+    assert.deepStrictEqual(
+      ["echo.v1", "coalesce.v1", "format.v1", "tag.v1", "pick.v1", "join.v1", "assert.v1", "label.v1"].map(cost),
+      [10, 10, 10, 10, 10, 10, 10, 10]
+    )
     assert.deepStrictEqual(["inc.v1", "double.v1", "not.v1", "uppercase.v1", "push.v1"].map(cost), [5, 5, 5, 5, 5])
-    assert.deepStrictEqual(FnRegistry.builtins.get("join.v1")!.inputs, { items: { type: "text", many: true }, sep: { type: "text", optional: true } })
-    assert.deepStrictEqual(FnRegistry.builtins.get("label.v1")!.outputs, { value: { type: "choice", labels: ["a", "b"] } })
+    assert.deepStrictEqual(FnRegistry.builtins.get("join.v1")!.inputs, {
+      items: { type: "text", many: true },
+      sep: { type: "text", optional: true }
+    })
+    assert.deepStrictEqual(FnRegistry.builtins.get("label.v1")!.outputs, {
+      value: { type: "choice", labels: ["a", "b"] }
+    })
   })
 
   it("make adds host fns and may replace a built-in", () => {
-    const echo: FnRegistry.FnDefinition = { inputs: {}, outputs: {}, cost: 1, invoke: () => ({ ok: true, outputs: {} }) }
+    const echo: FnRegistry.FnDefinition = {
+      inputs: {},
+      outputs: {},
+      cost: 1,
+      invoke: () => ({ ok: true, outputs: {} })
+    }
     const registry = FnRegistry.make({ "echo.v1": echo, "mine.v1": echo })
     assert.strictEqual(registry.fns.get("echo.v1"), echo)
     assert.strictEqual(registry.fns.get("mine.v1"), echo)

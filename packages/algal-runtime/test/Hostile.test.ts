@@ -28,7 +28,10 @@ describe("hostile input never crashes or hangs: typed errors only", () => {
       const cells = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, kind: "input", outputs: {} }))
       const many = yield* Effect.flip(Manifest.parse(organism(cells)))
       assert.deepStrictEqual([many.code, many.message], ["BUDGET_EXHAUSTED", "array count"])
-      const edges = Array.from({ length: 100_000 }, () => ({ from: { cell: "a", port: "b" }, to: { cell: "c", port: "d" } }))
+      const edges = Array.from(
+        { length: 100_000 },
+        () => ({ from: { cell: "a", port: "b" }, to: { cell: "c", port: "d" } })
+      )
       const big = yield* Effect.flip(Manifest.parse(organism([], edges)))
       assert.deepStrictEqual([big.code, big.message], ["BUDGET_EXHAUSTED", "manifest bytes"])
       const huge = yield* Effect.flip(Manifest.parse({ ...organism([]), name: "x".repeat(5_000_000) }))
@@ -51,7 +54,12 @@ describe("hostile input never crashes or hangs: typed errors only", () => {
     Effect.gen(function*() {
       let nested: unknown = 1
       for (let i = 0; i < 40; i++) nested = ["neg", nested]
-      const cell = { id: "e", kind: "expr", expr: { contract: "algal.expr.v1", program: nested }, output: { kind: "json", schema: {} } }
+      const cell = {
+        id: "e",
+        kind: "expr",
+        expr: { contract: "algal.expr.v1", program: nested },
+        output: { kind: "json", schema: {} }
+      }
       const error = yield* Effect.flip(Manifest.parse(organism([cell])))
       assert.strictEqual(error.code, "PARSE_FAILED")
       assert.include(error.message, `"program-depth"`)
@@ -61,7 +69,11 @@ describe("hostile input never crashes or hangs: typed errors only", () => {
 describe("exotic non-JSON inputs", () => {
   it("a Proxy whose traps throw is a typed PARSE_FAILED, and a hand-built malformed manifest compiles to INTERNAL", async () => {
     const { Program } = await import("../src/index.js")
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error("boom") } })
+    const trap = new Proxy({}, {
+      ownKeys: () => {
+        throw new Error("boom")
+      }
+    })
     const parsed = Manifest.parseSync(trap)
     assert.isTrue(!parsed.ok && parsed.error.code === "PARSE_FAILED" && parsed.error.message.includes("boom"))
     const compiled = Program.compileSync({ cells: null, edges: [] } as any)

@@ -14,7 +14,10 @@ describe("Organism (typed authoring API)", () => {
   it.effect("the settle program rebuilt with the API has the shipped manifest digest", () =>
     Effect.gen(function*() {
       const built = yield* Organism.manifest(settle)
-      assert.strictEqual(Manifest.digest(built), "sha256:e56d7a734116095eab80f2f7b8ca854e2f7fa5d76c84a4b0bd345ab0f5ba4a00")
+      assert.strictEqual(
+        Manifest.digest(built),
+        "sha256:e56d7a734116095eab80f2f7b8ca854e2f7fa5d76c84a4b0bd345ab0f5ba4a00"
+      )
       assert.strictEqual(Manifest.digest(built), Manifest.digest(parseOk(xcb("settle"))))
       const admitted = yield* Admission.pure(settle.build())
       assert.strictEqual(admitted.digest, Manifest.digest(built))
@@ -27,7 +30,12 @@ describe("Organism (typed authoring API)", () => {
       assert.strictEqual(Canonical.encodeUnsafe(parsed), Canonical.encodeUnsafe(json))
       const small = Organism.make({ key: "organism:small", name: "Small" })
         .input("in", { t: "text", r: "json" })
-        .agent("ask", { kind: "classifier", inputs: { t: "text" }, prompt: "p", output: { kind: "choice", labels: ["a", "b"] } })
+        .agent("ask", {
+          kind: "classifier",
+          inputs: { t: "text" },
+          prompt: "p",
+          output: { kind: "choice", labels: ["a", "b"] }
+        })
         .fn("tag", "tag.v1")
         .store("pin")
         .load("get")
@@ -60,7 +68,11 @@ describe("Organism (typed authoring API)", () => {
     Effect.gen(function*() {
       const json = Organism.make({ key: "organism:double", name: "Double", budgets: { maxAgentCalls: 0 } })
         .input("src", { n: "json" })
-        .expr("calc", { inputs: { n: "json" }, program: Expr.mul(Expr.get("n"), 2), output: { kind: "json", schema: { type: "number" } } })
+        .expr("calc", {
+          inputs: { n: "json" },
+          program: Expr.mul(Expr.get("n"), 2),
+          output: { kind: "json", schema: { type: "number" } }
+        })
         .fn("sink", "echo.v1")
         .edge("src.n", "calc.n")
         .edge("calc.out", "sink.value", { guard: Organism.when(Expr.gt(Expr.get("value"), 100)) })
@@ -87,7 +99,9 @@ describe("Organism (typed authoring API)", () => {
     const b = Organism.make({ key: "organism:t", name: "T" }).input("src", { n: "json" }).fn("sink", "echo.v1")
     const rejected = (json: unknown) => {
       const parsed = Manifest.parseSync(json)
-      return parsed.ok ? (Program.compileSync(parsed.manifest) as { ok: boolean; error?: { code: string } }).error?.code : parsed.error.code
+      return parsed.ok
+        ? (Program.compileSync(parsed.manifest) as { ok: boolean; error?: { code: string } }).error?.code
+        : parsed.error.code
     }
     // @ts-expect-error "src.m" is not a producer port
     assert.strictEqual(rejected(b.edge("src.m", "sink.value").build()), "MANIFEST_INVALID")

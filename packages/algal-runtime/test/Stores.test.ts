@@ -55,7 +55,9 @@ describe("SQL stores", () => {
       const blobs = yield* BlobStore.BlobStore
       const slots = yield* SlotStore.SlotStore
       const client = yield* SqlClient.SqlClient
-      yield* client`INSERT INTO algal_blobs (ref, body, bytes) VALUES (${"sha256:" + "1".repeat(64)}, ${"{not json"}, 9)`
+      yield* client`INSERT INTO algal_blobs (ref, body, bytes) VALUES (${
+        "sha256:" + "1".repeat(64)
+      }, ${"{not json"}, 9)`
       yield* client`INSERT INTO algal_slots (name, body) VALUES (${"bad"}, ${"[1e999]"})`
       const blobError = yield* Effect.flip(blobs.get("sha256:" + "1".repeat(64)))
       assert.strictEqual(blobError.code, "IO_FAILED")

@@ -24,7 +24,11 @@ export const compileOk = (json: unknown, options?: Program.CompileOptions): Prog
 }
 
 /** A small manifest builder for tests. */
-export const organism = (cells: ReadonlyArray<unknown>, edges: ReadonlyArray<unknown> = [], extra: Record<string, unknown> = {}) => ({
+export const organism = (
+  cells: ReadonlyArray<unknown>,
+  edges: ReadonlyArray<unknown> = [],
+  extra: Record<string, unknown> = {}
+) => ({
   contract: "algal.organism.v1",
   key: "organism:test",
   name: "Test",
@@ -39,7 +43,10 @@ export const edge = (from: string, to: string, extra: Record<string, unknown> = 
   return { from: { cell: fc, port: fp }, to: { cell: tc, port: tp }, ...extra }
 }
 
-export const settleArgs = (evidence: Record<string, unknown>, features: Record<string, unknown> = { a: 1, b: 0.5 }) => ({
+export const settleArgs = (
+  evidence: Record<string, unknown>,
+  features: Record<string, unknown> = { a: 1, b: 0.5 }
+) => ({
   src: {
     features,
     params: {

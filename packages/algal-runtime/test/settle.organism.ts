@@ -8,17 +8,31 @@ const { add, fold, get, gte, if_, isNum, let_, mul, record, round } = Expr
 
 /** Σ w·features[f] over a head's terms, starting at its bias (non-numeric features count 0). */
 const score = (head: string) =>
-  fold(get(head, "terms"), get(head, "bias"), "acc", "t", add(
-    get("acc"),
-    mul(get("t", "w"), let_("v", get("features", get("t", "f")), if_(isNum(get("v")), get("v"), 0)))
-  ))
+  fold(
+    get(head, "terms"),
+    get(head, "bias"),
+    "acc",
+    "t",
+    add(
+      get("acc"),
+      mul(get("t", "w"), let_("v", get("features", get("t", "f")), if_(isNum(get("v")), get("v"), 0)))
+    )
+  )
 
-const head = let_("u", get("params", "unfinished"), let_("c", get("params", "confirm"), record({
-  u: score("u"),
-  ucut: get("u", "cut"),
-  c: score("c"),
-  ccut: get("c", "cut")
-})))
+const head = let_(
+  "u",
+  get("params", "unfinished"),
+  let_(
+    "c",
+    get("params", "confirm"),
+    record({
+      u: score("u"),
+      ucut: get("u", "cut"),
+      c: score("c"),
+      ccut: get("c", "cut")
+    })
+  )
+)
 
 const scoreOf = (x: "u" | "c") => round(mul(get("scored", x), 1000))
 const verdict = (category: Expr.Any, gate: string, headName: string, x: "u" | "c") =>
@@ -35,23 +49,32 @@ const states = {
   uncertain: "uncertain"
 } as const
 
-const decide = let_("s", get("evidence", "state"), if_(
-  Expr.neq(get("s"), "idle"),
-  verdict(let_("m", Expr.quote(states), get("m", get("s"))), "state", "unfinished", "u"),
+const decide = let_(
+  "s",
+  get("evidence", "state"),
   if_(
-    gte(get("evidence", "limit"), 1),
-    verdict("interrupted", "limit", "unfinished", "u"),
+    Expr.neq(get("s"), "idle"),
+    verdict(let_("m", Expr.quote(states), get("m", get("s"))), "state", "unfinished", "u"),
     if_(
-      Expr.and(gte(get("evidence", "blocked"), 1), Expr.lt(get("evidence", "done_claim"), 1)),
-      verdict("blocked", "blocked", "unfinished", "u"),
+      gte(get("evidence", "limit"), 1),
+      verdict("interrupted", "limit", "unfinished", "u"),
       if_(
-        gte(get("scored", "c"), get("scored", "ccut")),
-        verdict("confirm", "head", "confirm", "c"),
-        verdict(if_(gte(get("scored", "u"), get("scored", "ucut")), "stopped_short", "done"), "head", "unfinished", "u")
+        Expr.and(gte(get("evidence", "blocked"), 1), Expr.lt(get("evidence", "done_claim"), 1)),
+        verdict("blocked", "blocked", "unfinished", "u"),
+        if_(
+          gte(get("scored", "c"), get("scored", "ccut")),
+          verdict("confirm", "head", "confirm", "c"),
+          verdict(
+            if_(gte(get("scored", "u"), get("scored", "ucut")), "stopped_short", "done"),
+            "head",
+            "unfinished",
+            "u"
+          )
+        )
       )
     )
   )
-))
+)
 
 export const settle = Organism.make({
   key: "organism:xcb-settle-reflex",
@@ -61,8 +84,16 @@ export const settle = Organism.make({
   budgets: { maxSteps: 6, maxAgentCalls: 0, maxWork: 60000, maxContextBytes: 65536, maxOutputBytes: 16384, maxDepth: 1 }
 })
   .input("src", { features: "json", params: "json", evidence: "json" })
-  .expr("head", { inputs: { features: "json", params: "json", evidence: "json" }, program: head, output: { kind: "json", schema: {} } })
-  .expr("decide", { inputs: { scored: "json", evidence: "json" }, program: decide, output: { kind: "json", schema: {} } })
+  .expr("head", {
+    inputs: { features: "json", params: "json", evidence: "json" },
+    program: head,
+    output: { kind: "json", schema: {} }
+  })
+  .expr("decide", {
+    inputs: { scored: "json", evidence: "json" },
+    program: decide,
+    output: { kind: "json", schema: {} }
+  })
   .edge("src.features", "head.features")
   .edge("src.params", "head.params")
   .edge("src.evidence", "head.evidence")

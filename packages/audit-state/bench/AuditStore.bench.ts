@@ -39,12 +39,26 @@ const bigState = (): string => {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "audit-bench-"))
-const runtime = ManagedRuntime.make(
-  AuditStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: path.join(dir, "state.sqlite") })), Layer.orDie)
-)
-const store = await runtime.runPromise(AuditStore.AuditStore)
-await runtime.runPromise(store.importState(bigState()))
-afterAll(() => runtime.dispose())
+const open = async (file: string) => {
+  const runtime = ManagedRuntime.make(
+    AuditStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: path.join(dir, file) })), Layer.orDie)
+  )
+  const store = await runtime.runPromise(AuditStore.AuditStore)
+  await runtime.runPromise(store.importState(bigState()))
+  return { runtime, store }
+}
+// the commit bench writes to its own file, so the read benches below see the same history (import + 250
+// commits) however many commits the machine manages in its time budget
+const writer = await open("commit.sqlite")
+const { runtime, store } = await open("state.sqlite")
+for (let k = 0; k < 250; k++) {
+  const id = `F-${String(N - 1 - k).padStart(4, "0")}`
+  await runtime.runPromise(store.apply({ verb: "set-status", id, status: "accepted" }))
+}
+afterAll(async () => {
+  await writer.runtime.dispose()
+  await runtime.dispose()
+})
 
 // enough samples for a stable median on a shared machine
 const options = { time: 2_000, warmupTime: 300 }
@@ -53,8 +67,8 @@ let next = 0
 describe(`audit-state with ${N} findings (SQLite file)`, () => {
   bench("one verb commit (set-status, one transaction)", async () => {
     const id = `F-${String(next++ % N).padStart(4, "0")}`
-    await runtime.runPromise(
-      store.apply({ verb: "set-status", id, status: next <= N ? "accepted" : "rejected" }).pipe(Effect.ignore)
+    await writer.runtime.runPromise(
+      writer.store.apply({ verb: "set-status", id, status: next <= N ? "accepted" : "rejected" }).pipe(Effect.ignore)
     )
   }, options)
 

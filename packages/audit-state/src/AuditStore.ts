@@ -13,9 +13,11 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import * as AuditError from "./AuditError.js"
 import type * as Decision from "./Decision.js"
+import * as Embargo from "./Embargo.js"
 import * as Events from "./Events.js"
 import * as Json from "./internal/json.js"
 import * as State from "./State.js"
@@ -141,6 +143,24 @@ export interface AuditStoreShape {
   readonly events: Effect.Effect<ReadonlyArray<Events.AuditEvent>, AuditError.AuditError>
   /** The stream status against the anchor. */
   readonly streamStatus: Effect.Effect<StreamStatus, AuditError.AuditError>
+  /**
+   * The embargo history (§4.3): the verified events plus the dispatch keys Steward recorded when
+   * each dispatch opened, as `dispatch_key` events (ADR 0109).
+   */
+  readonly embargoHistory: Effect.Effect<ReadonlyArray<Embargo.HistoryEvent>, AuditError.AuditError>
+}
+
+/**
+ * The embargo key recorded when a dispatch opens (xcheck's `dispatch_key` payload).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DispatchKeyRecord {
+  readonly session_id: string
+  readonly role: string
+  readonly source_digest: string
+  readonly charter_slice: string | null
 }
 
 /**
@@ -176,6 +196,10 @@ interface Tx {
     countInHead: boolean
   ) => Effect.Effect<void, AuditError.AuditError>
   readonly reset: Effect.Effect<void, AuditError.AuditError>
+  /** Record the embargo key of a dispatch. */
+  readonly putKey: (key: DispatchKeyRecord) => Effect.Effect<void, AuditError.AuditError>
+  /** Every recorded dispatch key. */
+  readonly loadKeys: Effect.Effect<ReadonlyArray<DispatchKeyRecord>, AuditError.AuditError>
 }
 
 interface Backend {
@@ -306,7 +330,8 @@ const makeEngine = (backend: Backend): AuditStoreShape => {
         ledger_anchor: { digest: head, events: eventsBefore, state_revision: revision },
         ledger_commits: commits
       }
-      const problem = State.issue(doc)
+      // snap.doc is valid (decoded or committed); check what this commit changed (ADR 0111)
+      const problem = State.issueAfter(snap.doc, doc)
       if (problem !== undefined) {
         return yield* Effect.fail(
           AuditError.make("invalid-state", `refused: the resulting state would be invalid — ${problem}`)
@@ -453,6 +478,12 @@ const makeEngine = (backend: Backend): AuditStoreShape => {
             ...(input.concurrentGroup !== undefined ? { concurrent_group: input.concurrentGroup } : {}),
             ...(input.trustLevel !== undefined ? { trust_level: input.trustLevel } : {})
           }
+          // the key the embargo compares (§4.3; ADR 0109), taken on the state the session starts from;
+          // kept beside the stream (not in it), in the same transaction
+          yield* tx.putKey({
+            session_id: sessionId,
+            ...Embargo.dispatchKeyPayload(snap.doc, input.role, input.charter)
+          })
           const { event, next } = yield* commit(
             tx,
             snap,
@@ -630,6 +661,14 @@ const makeEngine = (backend: Backend): AuditStoreShape => {
       : Effect.succeed(v.events)
   })
 
+  const embargoHistory: AuditStoreShape["embargoHistory"] = Effect.gen(function*() {
+    const evs = yield* events
+    const keys = yield* backend.transact(false, (tx) => tx.loadKeys)
+    const out: Array<Embargo.HistoryEvent> = [...evs]
+    for (const k of keys) out.push({ event: "dispatch_key", ...k })
+    return out
+  }).pipe(Effect.withSpan("AuditStore.embargoHistory"))
+
   const streamStatus: AuditStoreShape["streamStatus"] = backend.transact(
     false,
     (tx) =>
@@ -652,7 +691,8 @@ const makeEngine = (backend: Backend): AuditStoreShape => {
     exportState,
     exportEvents,
     events,
-    streamStatus
+    streamStatus,
+    embargoHistory
   }
 }
 
@@ -695,15 +735,16 @@ const eventEnvelope = (s: State.Session): Record<string, unknown> => {
 interface MemoryData {
   doc: State.StateDoc | undefined
   lines: Array<string>
+  keys: ReadonlyArray<DispatchKeyRecord>
 }
 
 const memoryBackend = Effect.gen(function*() {
   const semaphore = yield* Effect.makeSemaphore(1)
-  let data: MemoryData = { doc: undefined, lines: [] }
+  let data: MemoryData = { doc: undefined, lines: [], keys: [] }
   const backend: Backend = {
     transact: (_write, f) =>
       semaphore.withPermits(1)(Effect.suspend(() => {
-        const staged: MemoryData = { doc: data.doc, lines: data.lines }
+        const staged: MemoryData = { doc: data.doc, lines: data.lines, keys: data.keys }
         let linesCopied = false
         const tx: Tx = {
           marker: Effect.sync(() =>
@@ -723,8 +764,11 @@ const memoryBackend = Effect.gen(function*() {
           reset: Effect.sync(() => {
             staged.doc = undefined
             staged.lines = []
+            staged.keys = []
             linesCopied = true
-          })
+          }),
+          putKey: (key) => Effect.sync(() => void (staged.keys = [...staged.keys, key])),
+          loadKeys: Effect.sync(() => staged.keys)
         }
         return Effect.tap(f(tx), () => Effect.sync(() => void (data = staged)))
       }))
@@ -774,6 +818,15 @@ export const migrations = Migrator.fromRecord({
       id INTEGER PRIMARY KEY CHECK (id = 1),
       n INTEGER NOT NULL
     )`
+  }),
+  "0002_audit_state_dispatch_keys": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_dispatch_keys (
+      session_id TEXT PRIMARY KEY,
+      role TEXT NOT NULL,
+      source_digest TEXT NOT NULL,
+      charter_slice TEXT
+    )`
   })
 })
 
@@ -788,6 +841,13 @@ const parseRow = (text: string, where: string): Effect.Effect<any, AuditError.Au
     ? Effect.fail(AuditError.make("invalid-state", `stored ${where}: not valid JSON (${v.message})`))
     : Effect.succeed(v)
 }
+
+const decodeKeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  session_id: Schema.String,
+  role: Schema.String,
+  source_digest: Schema.String,
+  charter_slice: Schema.NullOr(Schema.String)
+})))
 
 const sqlBackend = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -881,7 +941,27 @@ const sqlBackend = Effect.gen(function*() {
           yield* wrap("write", sql`UPDATE audit_state_head SET events = ${start + lines.length} WHERE id = 1`)
         }
       }),
+    putKey: (key) =>
+      wrap(
+        "write",
+        sql`INSERT INTO audit_state_dispatch_keys (session_id, role, source_digest, charter_slice)
+            VALUES (${key.session_id}, ${key.role}, ${key.source_digest}, ${key.charter_slice})
+            ON CONFLICT (session_id) DO UPDATE SET role = excluded.role, source_digest = excluded.source_digest,
+              charter_slice = excluded.charter_slice`
+      ),
+    loadKeys: wrap(
+      "read",
+      sql`SELECT session_id, role, source_digest, charter_slice FROM audit_state_dispatch_keys ORDER BY session_id`
+    ).pipe(
+      Effect.flatMap((rows) => decodeKeyRows(rows)),
+      Effect.mapError((e) =>
+        e instanceof AuditError.AuditError
+          ? e
+          : AuditError.make("invalid-state", `stored dispatch key: ${e.message}`)
+      )
+    ),
     reset: Effect.gen(function*() {
+      yield* wrap("write", sql`DELETE FROM audit_state_dispatch_keys`)
       yield* wrap("write", sql`DELETE FROM audit_state_rows`)
       yield* wrap("write", sql`DELETE FROM audit_state_events`)
       yield* wrap("write", sql`DELETE FROM audit_state_head`)

@@ -4,16 +4,26 @@
  *
  * @since 0.1.0
  */
+import * as Embargo from "./Embargo.js"
 import * as State from "./State.js"
 import { NEEDS_HUMAN, PATTERNS, TERMINAL } from "./Vocabulary.js"
 
 /**
- * The decision's detail: an id, a list (tuples become lists), or nothing.
+ * The decision's detail: an id, a list (tuples become lists), nothing, or — for `stop-embargo`
+ * only — a record `{pass: [attempts, key, last_session]}`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Detail = string | ReadonlyArray<string> | null
+export type Detail = string | ReadonlyArray<string> | EmbargoDetail | null
+
+/**
+ * The `stop-embargo` detail: each held pass with `[attempts, key, last_session]` (§4.2 step 9).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EmbargoDetail = Readonly<Record<string, Embargo.Held>>
 
 /**
  * A decision: a `run-*`, `stop-*` or `done*` kind with its detail.
@@ -260,6 +270,10 @@ export interface DecisionConfig {
   readonly auditOverCritical: boolean
   /** The orchestrator's own session id (`$XCHECK_SESSION_ID`), for the independence gate. */
   readonly sessionId?: string | undefined
+  /** `embargo` (§4.3; default off). */
+  readonly embargo?: boolean | undefined
+  /** `embargo_after` (default 3, min 1). */
+  readonly embargoAfter?: number | undefined
 }
 
 /**
@@ -272,7 +286,9 @@ export const defaultConfig: DecisionConfig = {
   triageBatchCap: 20,
   batchSize: 8,
   construalGate: false,
-  auditOverCritical: false
+  auditOverCritical: false,
+  embargo: false,
+  embargoAfter: 3
 }
 
 /**
@@ -332,13 +348,19 @@ const ruledOk = (r: State.Finding): boolean =>
 
 /**
  * The full `state_and_decision` of §4.2 over a loaded (valid, drift-checked) document: the
- * unflagged reopen-limit gate, the norm-ratification gate, the pure decision with live refusals
- * and the construal gate, then the critical, verifier-independence and broken-class gates.
+ * unflagged reopen-limit gate, the norm-ratification gate, the embargo (held passes leave the
+ * queue; `history` is the event stream it reads), the pure decision with live refusals and the
+ * construal gate, then the critical, verifier-independence, embargo and broken-class gates.
+ * Budgets (step 8) are not part of Steward (ADR 0108).
  *
  * @since 0.1.0
  * @category decision
  */
-export const stateAndDecision = (doc: State.StateDoc, config: DecisionConfig = defaultConfig): Decision => {
+export const stateAndDecision = (
+  doc: State.StateDoc,
+  config: DecisionConfig = defaultConfig,
+  history: ReadonlyArray<Embargo.HistoryEvent> = []
+): Decision => {
   const records = State.records(doc)
   const reopenLimit = State.limit(doc, "reopen_limit")
   for (const r of records) {
@@ -349,7 +371,12 @@ export const stateAndDecision = (doc: State.StateDoc, config: DecisionConfig = d
   for (const r of records) {
     if (r.blocked === "norm-ratification" && !ruledOk(r)) return { kind: "stop-norm-ratification", detail: r.id }
   }
-  const unchecked = (doc.queue ?? []).filter((p) => !p.done).map((p) => p.id)
+  const queued = (doc.queue ?? []).filter((p) => !p.done).map((p) => p.id)
+  const held = Embargo.heldPasses(doc, queued, history, {
+    embargo: config.embargo ?? false,
+    embargoAfter: config.embargoAfter ?? 3
+  })
+  const unchecked = held.size === 0 ? queued : queued.filter((id) => !held.has(id))
   const batch = doc.limits?.remediation_batch_size ?? config.batchSize
   const d = decide(records, unchecked, {
     batchSize: batch,
@@ -371,6 +398,9 @@ export const stateAndDecision = (doc: State.StateDoc, config: DecisionConfig = d
       }
     }
   }
+  if (held.size > 0 && d.kind.startsWith("done")) {
+    return { kind: "stop-embargo", detail: Object.fromEntries(held) }
+  }
   if (d.kind.startsWith("done")) {
     const closedClasses = new Map((doc.class_findings ?? []).map((c) => [c.id, c]))
     for (const r of records) {
@@ -385,7 +415,31 @@ export const stateAndDecision = (doc: State.StateDoc, config: DecisionConfig = d
 }
 
 const list = (d: Detail): ReadonlyArray<string> =>
-  Array.isArray(d) ? d as ReadonlyArray<string> : d === null ? [] : [d as string]
+  Array.isArray(d)
+    ? d as ReadonlyArray<string>
+    : d === null
+    ? []
+    : typeof d === "string"
+    ? [d]
+    : Object.keys(d)
+
+/**
+ * `status --json`'s form of a detail (ADR 0110): a `stop-embargo` record becomes a list of
+ * `[pass, attempts, key, last_session]` entries (in pass order), so `decision.detail` stays within
+ * `STATUS_SCHEMA`'s `str|list|null`; every other detail is returned unchanged.
+ *
+ * @since 0.1.0
+ * @category printing
+ */
+export const statusDetail = (
+  d: Detail
+): string | ReadonlyArray<string | ReadonlyArray<string | number | ReadonlyArray<string>>> | null =>
+  d === null || typeof d === "string" || Array.isArray(d)
+    ? d as string | ReadonlyArray<string> | null
+    : Object.keys(d).sort().map((pass) => {
+      const [attempts, key, last] = (d as EmbargoDetail)[pass]!
+      return [pass, attempts, key, last]
+    })
 
 /**
  * The operator-facing line for a decision (xcheck's `report_gate` phrases: `refusal on …`,
@@ -431,6 +485,15 @@ export const describe = (d: Decision): string => {
       return ids[0] === "provenance"
         ? `stop: verifier independence — ${ids[1]} is fixed but no fixing session is recorded (fixed_by)`
         : `stop: verifier independence — ${ids[1]} was fixed by this orchestrator's own session`
+    case "stop-embargo": {
+      // the record form (`next`) or the list form `status --json` prints (ADR 0110)
+      const held: ReadonlyArray<readonly [unknown, unknown, unknown]> = Array.isArray(d.detail)
+        ? (d.detail as ReadonlyArray<ReadonlyArray<unknown>>).map((e) => [e[0], e[1], e[3]] as const)
+        : Object.entries((d.detail ?? {}) as EmbargoDetail).map(([p, h]) => [p, h[0], h[2]] as const)
+      return `stop: embargo — ${
+        held.map(([p, n, last]) => `${p} (${n} barren Auditor dispatch(es), last ${last})`).join(", ")
+      } held: earlier Auditor sessions on the same charter and key declared no transition; a human changes the pass or sets embargo = off`
+    }
     case "stop-broken-class":
       return `stop: broken class — ${ids[0]} is superseded-by-class but no closed class finding lists it`
     case "done":

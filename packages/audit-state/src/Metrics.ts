@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as AuditError from "./AuditError.js"
-import type * as Decision from "./Decision.js"
+import * as Decision from "./Decision.js"
 import type * as Events from "./Events.js"
 import { numeric } from "./internal/json.js"
 import * as State from "./State.js"
@@ -275,7 +275,7 @@ export const status = (doc: State.StateDoc, decision: Decision.Decision, project
     passes: { done: queue.filter((p) => p.done).length, queued: queue.filter((p) => !p.done).map((p) => p.id) },
     findings: { total: records.length, by_status: tally(records.map((r) => r.status)) },
     lock: null,
-    decision: { kind: decision.kind, detail: decision.detail },
+    decision: { kind: decision.kind, detail: Decision.statusDetail(decision.detail) },
     quarantine: { pending: 0, bundles: [] as Array<unknown> },
     full_sweep: {
       last: last?.coverage!.updated ?? null,

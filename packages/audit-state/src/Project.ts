@@ -222,6 +222,18 @@ export const parseConfig = (text: string): Decision.DecisionConfig | string => {
         config = { ...config, auditOverCritical: v }
         break
       }
+      case "embargo": {
+        const v = bool()
+        if (typeof v === "string") return v
+        config = { ...config, embargo: v }
+        break
+      }
+      case "embargo_after": {
+        const v = int(1)
+        if (typeof v === "string") return v
+        config = { ...config, embargoAfter: v }
+        break
+      }
       default:
         break // operator keys this package does not read (timeouts, budgets, …) are left to their owners
     }

@@ -568,6 +568,125 @@ const label = (r: unknown, key: string): string => isObj(r) && typeof r[key] ===
  * @category validation
  */
 export const issue = (doc: unknown): string | undefined => {
+  const top = topIssue(doc)
+  if (top !== undefined) return top
+  return bodyIssue(doc as Record<string, unknown>)
+}
+
+interface RefContext {
+  readonly passIds: ReadonlySet<string>
+  readonly dims: ReadonlySet<string>
+  readonly units: ReadonlySet<string>
+  readonly hasRecord: (id: string) => boolean
+  readonly classIds: ReadonlySet<string>
+}
+
+/** A record's own references: pass, dimension, units, `next` ownership. */
+const recordRefIssue = (r: Finding, c: string, k: number, refs: RefContext): string | undefined => {
+  if (!refs.passIds.has(r.pass)) return `${c}[${k}] (${r.id}).pass: '${r.pass}' is not a pass in the queue`
+  if (refs.dims.size > 0 && !refs.dims.has(r.dimension)) {
+    return `${c}[${k}] (${r.id}).dimension: '${r.dimension}' is not in the dimension catalog`
+  }
+  if (refs.units.size > 0) {
+    const us = r.unit
+    for (let i = 0; i < us.length; i++) {
+      if (!refs.units.has(us[i]!)) return `${c}[${k}] (${r.id}).unit: '${us[i]}' is not in the unit map`
+    }
+  }
+  if (r.next !== undefined && r.next !== null && r.next !== NEEDS_HUMAN) {
+    const owners = NEXT_OWNER[r.status] ?? ["—", "-"]
+    if (!owners.includes(r.next)) {
+      return `${c}[${k}] (${r.id}).next: '${r.next}' does not own status '${r.status}' (owners: ${owners.join(", ")})`
+    }
+  }
+  return undefined
+}
+
+/** Everything a finding row refers to (§1.9): its own references, `recurrence_of`, `class`. */
+const findingRefIssue = (r: Finding, k: number, refs: RefContext): string | undefined => {
+  const e = recordRefIssue(r, "findings", k, refs)
+  if (e) return e
+  if (r.recurrence_of !== undefined && r.recurrence_of !== null) {
+    if (r.recurrence_of === r.id) {
+      return `findings[${k}] (${r.id}).recurrence_of: '${r.recurrence_of}' is the record itself`
+    }
+    if (!refs.hasRecord(r.recurrence_of)) {
+      return `findings[${k}] (${r.id}).recurrence_of: '${r.recurrence_of}' does not exist in this ledger`
+    }
+  }
+  if (r.class !== undefined && r.class !== null && !refs.classIds.has(r.class)) {
+    return `findings[${k}] (${r.id}).class: '${r.class}' is not a class finding in this state`
+  }
+  return undefined
+}
+
+/** Keys a commit rewrites on every verb; everything else must be the previous document's own value. */
+const COMMIT_KEYS: ReadonlySet<string> = new Set(["findings", "state_revision", "ledger_anchor", "ledger_commits"])
+/** Above this many changed findings the incremental check is no cheaper than the full one. */
+const DELTA_LIMIT = 256
+
+/**
+ * Validate `next`, derived from `prev`, which is known to be valid (ADR 0111). When the only
+ * change besides the commit bookkeeping (`state_revision`, `ledger_anchor`, `ledger_commits`,
+ * always checked) is a few finding rows replaced in place with their ids kept, only those rows
+ * are checked — the closed row schema and every reference a finding row holds (pass, dimension,
+ * units, `next` owner, `recurrence_of`, `class`); no other invariant of §1.9 reads a finding's
+ * non-id fields, and every other value is the previous document's own (identical) value.
+ * Anything else — a row added, removed or re-identified, another collection, limits, catalogs
+ * or any other top-level value changed — runs the full `issue`. Returns exactly what `issue(next)`
+ * returns.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const issueAfter = (prev: StateDoc, next: StateDoc): string | undefined => {
+  const top = topIssue(next)
+  if (top !== undefined) return top
+  const changed = changedFindings(prev, next)
+  if (changed === undefined) return bodyIssue(next as unknown as Record<string, unknown>)
+  if (changed.length === 0) return undefined
+  const rows = next.findings!
+  for (const k of changed) {
+    const e = cachedRecordIssue(rows[k] as unknown as Record<string, unknown>, FINDING_FIELDS, "findings", k, "id")
+    if (e) return e
+  }
+  const cat = next.catalogs
+  const refs: RefContext = {
+    passIds: new Set((next.queue ?? []).map((p) => p.id)),
+    dims: new Set((cat?.dimensions ?? []).map((d) => d.key)),
+    units: new Set((cat?.units ?? []).map((u) => u.id)),
+    hasRecord: (id) => rows.some((r) => r.id === id) || (next.class_findings ?? []).some((r) => r.id === id),
+    classIds: new Set((next.class_findings ?? []).map((c) => c.id))
+  }
+  for (const k of changed) {
+    const e = findingRefIssue(rows[k]!, k, refs)
+    if (e) return e
+  }
+  return undefined
+}
+
+/** Indexes of finding rows replaced in place (ids kept), or `undefined` when the fast path does not apply. */
+const changedFindings = (prev: StateDoc, next: StateDoc): ReadonlyArray<number> | undefined => {
+  const p = prev as unknown as Record<string, unknown>
+  const n = next as unknown as Record<string, unknown>
+  for (const k in n) if (!COMMIT_KEYS.has(k) && n[k] !== p[k]) return undefined
+  for (const k in p) if (!COMMIT_KEYS.has(k) && !(k in n)) return undefined
+  const before = prev.findings
+  const after = next.findings
+  if (before === after) return []
+  if (!Array.isArray(before) || !Array.isArray(after) || before.length !== after.length) return undefined
+  const changed: Array<number> = []
+  for (let k = 0; k < after.length; k++) {
+    const r: unknown = after[k]
+    if (r === before[k]) continue
+    if (!isObj(r) || r.id !== before[k]!.id || changed.length >= DELTA_LIMIT) return undefined
+    changed.push(k)
+  }
+  return changed
+}
+
+/** The top-level checks: closed key set, required keys, scalars, anchor, commits, collection shapes. */
+const topIssue = (doc: unknown): string | undefined => {
   if (!isObj(doc)) return "expected a JSON object at the top level"
   const unknown = Object.keys(doc).filter((k) => !TOP_LEVEL.has(k))
   if (unknown.length > 0) {
@@ -610,6 +729,11 @@ export const issue = (doc: unknown): string | undefined => {
     const v = doc[c]
     if (v !== undefined && v !== null && !Array.isArray(v)) return `${c}: expected a list, found ${show(v)}`
   }
+  return undefined
+}
+
+/** Rows, limits, catalogs and every cross-record invariant (§1.9), over a document `topIssue` passed. */
+const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
   const arr = (c: Collection): ReadonlyArray<unknown> => (doc[c] as ReadonlyArray<unknown> | undefined | null) ?? []
   const fieldsOf: Record<Collection, Fields> = {
     findings: FINDING_FIELDS,
@@ -733,40 +857,11 @@ export const issue = (doc: unknown): string | undefined => {
   }
   // record cross-references
   // hot loop (10k records before every commit): no allocation unless a check fails
-  const recordCheck = (r: Finding, c: string, k: number): string | undefined => {
-    if (!passIds.has(r.pass)) return `${c}[${k}] (${r.id}).pass: '${r.pass}' is not a pass in the queue`
-    if (dims.size > 0 && !dims.has(r.dimension)) {
-      return `${c}[${k}] (${r.id}).dimension: '${r.dimension}' is not in the dimension catalog`
-    }
-    if (units.size > 0) {
-      const us = r.unit
-      for (let i = 0; i < us.length; i++) {
-        if (!units.has(us[i]!)) return `${c}[${k}] (${r.id}).unit: '${us[i]}' is not in the unit map`
-      }
-    }
-    if (r.next !== undefined && r.next !== null && r.next !== NEEDS_HUMAN) {
-      const owners = NEXT_OWNER[r.status] ?? ["—", "-"]
-      if (!owners.includes(r.next)) {
-        return `${c}[${k}] (${r.id}).next: '${r.next}' does not own status '${r.status}' (owners: ${owners.join(", ")})`
-      }
-    }
-    return undefined
-  }
+  const refs: RefContext = { passIds, dims, units, hasRecord: (id) => recordIds.has(id), classIds }
+  const recordCheck = (r: Finding, c: string, k: number) => recordRefIssue(r, c, k, refs)
   for (let k = 0; k < findings.length; k++) {
-    const r = findings[k]!
-    const e = recordCheck(r, "findings", k)
+    const e = findingRefIssue(findings[k]!, k, refs)
     if (e) return e
-    if (r.recurrence_of !== undefined && r.recurrence_of !== null) {
-      if (r.recurrence_of === r.id) {
-        return `findings[${k}] (${r.id}).recurrence_of: '${r.recurrence_of}' is the record itself`
-      }
-      if (!recordIds.has(r.recurrence_of)) {
-        return `findings[${k}] (${r.id}).recurrence_of: '${r.recurrence_of}' does not exist in this ledger`
-      }
-    }
-    if (r.class !== undefined && r.class !== null && !classIds.has(r.class)) {
-      return `findings[${k}] (${r.id}).class: '${r.class}' is not a class finding in this state`
-    }
   }
   const claimed = new Map<string, string>()
   for (let k = 0; k < classes.length; k++) {

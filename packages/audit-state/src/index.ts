@@ -31,6 +31,13 @@ export * as Dashboard from "./Dashboard.js"
 export * as Decision from "./Decision.js"
 
 /**
+ * The embargo (spec §4.3): held passes, charter slices, dispatch keys.
+ *
+ * @since 0.1.0
+ */
+export * as Embargo from "./Embargo.js"
+
+/**
  * The hash-chained event stream.
  *
  * @since 0.1.0

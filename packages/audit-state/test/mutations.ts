@@ -21,7 +21,7 @@ export const applyMutation = (doc: any, mutation: string): any => {
   return d
 }
 
-const applyInPlace = (d: any, m: string): void => {
+export const applyInPlace = (d: any, m: string): void => {
   let r: RegExpExecArray | null
   if ((r = /^set top-level (\w+)=(.*)$/.exec(m))) {
     d[r[1]!] = lit(r[2]!)

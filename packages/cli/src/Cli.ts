@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as Audit from "./commands/audit.js"
 import * as Algal from "./commands/algal/index.js"
+import * as Audit from "./commands/audit.js"
 import * as Doctor from "./commands/doctor.js"
 import * as Policy from "./commands/policy.js"
 import * as Reflex from "./commands/reflex/index.js"

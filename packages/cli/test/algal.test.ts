@@ -36,7 +36,10 @@ const tiny = (extra: Record<string, unknown> = {}) => ({
 describe("steward algal digest/check/canonical/explain", () => {
   it.live("digest reproduces the embedded digests: inbox → triage, swarm → swarm-inner, refine → refine-inner, bundle file name", () =>
     Effect.gen(function*() {
-      const pairs: ReadonlyArray<readonly [string, string]> = [["triage", "inbox"], ["swarm-inner", "swarm"], ["refine-inner", "refine"]]
+      const pairs: ReadonlyArray<readonly [string, string]> = [["triage", "inbox"], ["swarm-inner", "swarm"], [
+        "refine-inner",
+        "refine"
+      ]]
       for (const [inner, outer] of pairs) {
         const run = yield* runCli(["algal", "digest", fixture(`${inner}.algal.json`)])
         assert.strictEqual(run.exitCode, 0, run.stderr)
@@ -47,7 +50,10 @@ describe("steward algal digest/check/canonical/explain", () => {
       const file = writeJson(tempDir(), "remote-inner.algal.json", Object.values(bundle.manifests)[0])
       const run = yield* runCli(["algal", "digest", "--json", file])
       assert.strictEqual(run.exitCode, 0)
-      assert.deepStrictEqual(run.json(), { digest: `sha256:${bundleName.replace(".bundle.json", "")}`, key: "organism:remote-inner" })
+      assert.deepStrictEqual(run.json(), {
+        digest: `sha256:${bundleName.replace(".bundle.json", "")}`,
+        key: "organism:remote-inner"
+      })
       assert.strictEqual(run.json().digest, bundle.root)
     }))
 
@@ -67,13 +73,17 @@ describe("steward algal digest/check/canonical/explain", () => {
   it.live("check of an invalid program exits 2 with the ALGAL code, message and path; text mode prints one line", () =>
     Effect.gen(function*() {
       const dir = tempDir()
-      const cycle = writeJson(dir, "cycle.json", tiny({
-        cells: [{ id: "a", kind: "fn", fn: "echo.v1" }, { id: "b", kind: "fn", fn: "echo.v1" }],
-        edges: [
-          { from: { cell: "a", port: "value" }, to: { cell: "b", port: "value" } },
-          { from: { cell: "b", port: "value" }, to: { cell: "a", port: "value" } }
-        ]
-      }))
+      const cycle = writeJson(
+        dir,
+        "cycle.json",
+        tiny({
+          cells: [{ id: "a", kind: "fn", fn: "echo.v1" }, { id: "b", kind: "fn", fn: "echo.v1" }],
+          edges: [
+            { from: { cell: "a", port: "value" }, to: { cell: "b", port: "value" } },
+            { from: { cell: "b", port: "value" }, to: { cell: "a", port: "value" } }
+          ]
+        })
+      )
       const run = yield* runCli(["algal", "check", "--json", cycle])
       assert.strictEqual(run.exitCode, 2)
       assert.strictEqual(run.stdout, "")
@@ -95,7 +105,15 @@ describe("steward algal digest/check/canonical/explain", () => {
       assert.strictEqual(rejected.exitCode, 1)
       const error = rejected.errorJson().error
       assert.strictEqual(error.code, "MANIFEST_INVALID")
-      assert.deepStrictEqual(error.details.violations.map((v: any) => v.rule), ["cell-kinds", "max-agent-calls", "interface-inputs", "interface-decision", "budget-caps", "interface-signature", "interface-coverage"])
+      assert.deepStrictEqual(error.details.violations.map((v: any) => v.rule), [
+        "cell-kinds",
+        "max-agent-calls",
+        "interface-inputs",
+        "interface-decision",
+        "budget-caps",
+        "interface-signature",
+        "interface-coverage"
+      ])
     }))
 
   it.live("canonical prints canonical JSON of the file, or of the normalized manifest", () =>
@@ -129,19 +147,46 @@ describe("steward algal run/verify", () => {
       const dir = tempDir()
       const state = path.join(dir, "state")
       const args = writeJson(dir, "args.json", settleArgs)
-      const run = yield* runCli(["algal", "run", "--json", "--state-dir", state, "--args", args, fixture("settle.algal.json")])
+      const run = yield* runCli([
+        "algal",
+        "run",
+        "--json",
+        "--state-dir",
+        state,
+        "--args",
+        args,
+        fixture("settle.algal.json")
+      ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const receipt = run.json()
       assert.strictEqual(receipt.contract, "algal.run.v1")
       assert.strictEqual(receipt.outcome, "complete")
       assert.strictEqual(receipt.cells.decide.outputs.out.category, "stopped_short")
       const receiptFile = writeJson(dir, "receipt.json", receipt)
-      const verified = yield* runCli(["algal", "verify", "--json", "--state-dir", state, receiptFile, "--manifest", fixture("settle.algal.json")])
+      const verified = yield* runCli([
+        "algal",
+        "verify",
+        "--json",
+        "--state-dir",
+        state,
+        receiptFile,
+        "--manifest",
+        fixture("settle.algal.json")
+      ])
       assert.strictEqual(verified.exitCode, 0, verified.stderr)
       assert.deepStrictEqual(verified.json(), { ok: true, digest: receipt.digest, outcome: "complete", mismatches: [] })
       receipt.cells.decide.outputs.out.category = "done"
       const tampered = writeJson(dir, "tampered.json", receipt)
-      const bad = yield* runCli(["algal", "verify", "--json", "--state-dir", state, tampered, "--manifest", fixture("settle.algal.json")])
+      const bad = yield* runCli([
+        "algal",
+        "verify",
+        "--json",
+        "--state-dir",
+        state,
+        tampered,
+        "--manifest",
+        fixture("settle.algal.json")
+      ])
       assert.strictEqual(bad.exitCode, 1)
       assert.isFalse(bad.json().ok)
       assert.isTrue(bad.json().mismatches.some((m: string) => m.startsWith("cells.decide.outputs")))
@@ -154,11 +199,24 @@ describe("steward algal run/verify", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       const args = writeJson(dir, "args.json", { src: { doc: { a: 1 } } })
-      const run = yield* runCli(["algal", "run", "--json", "--state-dir", path.join(dir, "s"), "--args", args, fixture("stash.algal.json")])
+      const run = yield* runCli([
+        "algal",
+        "run",
+        "--json",
+        "--state-dir",
+        path.join(dir, "s"),
+        "--args",
+        args,
+        fixture("stash.algal.json")
+      ])
       assert.strictEqual(run.exitCode, 1)
       const receipt = run.json()
       assert.strictEqual(receipt.outcome, "failed")
-      assert.deepStrictEqual(receipt.failure, { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell writer", path: "writer" })
+      assert.deepStrictEqual(receipt.failure, {
+        code: "EFFECT_UNBOUND",
+        message: "no executor is bound for agent cell writer",
+        path: "writer"
+      })
       assert.deepStrictEqual(receipt.cells.get.outputs, { data: { a: 1 } })
     }))
 
@@ -175,13 +233,25 @@ describe("steward algal run/verify", () => {
     Effect.gen(function*() {
       const state = tempDir()
       const runs = yield* Effect.all(
-        Array.from({ length: 4 }, () => runCli(["algal", "run", "--json", "--state-dir", state, fixture("counter.algal.json")])),
+        Array.from(
+          { length: 4 },
+          () => runCli(["algal", "run", "--json", "--state-dir", state, fixture("counter.algal.json")])
+        ),
         { concurrency: 4 }
       )
       for (const run of runs) {
         assert.strictEqual(run.exitCode, 0, run.stderr)
         const file = writeJson(state, `receipt-${run.json().digest.slice(7, 15)}.json`, run.json())
-        const verified = yield* runCli(["algal", "verify", "--json", "--state-dir", state, file, "--manifest", fixture("counter.algal.json")])
+        const verified = yield* runCli([
+          "algal",
+          "verify",
+          "--json",
+          "--state-dir",
+          state,
+          file,
+          "--manifest",
+          fixture("counter.algal.json")
+        ])
         assert.strictEqual(verified.exitCode, 0, verified.stdout)
       }
     }))
@@ -190,7 +260,17 @@ describe("steward algal run/verify", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       const args = writeJson(dir, "args.json", settleArgs.src)
-      const run = yield* runCli(["algal", "run", "--json", "--interface", "--state-dir", dir, "--args", args, fixture("settle.algal.json")])
+      const run = yield* runCli([
+        "algal",
+        "run",
+        "--json",
+        "--interface",
+        "--state-dir",
+        dir,
+        "--args",
+        args,
+        fixture("settle.algal.json")
+      ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       assert.strictEqual(run.json().outcome, "complete")
     }))
@@ -212,12 +292,30 @@ describe("steward algal: hostile input gets a typed error and exit 2, never a cr
       const deep = writeJson(dir, "deep.json", "[".repeat(100_000) + "]".repeat(100_000))
       yield* expectRejected(["algal", "check", "--json", deep], "PARSE_FAILED")
       const cells = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, kind: "input", outputs: {} }))
-      yield* expectRejected(["algal", "check", "--json", writeJson(dir, "many.json", tiny({ cells }))], "BUDGET_EXHAUSTED")
-      const unknown = yield* expectRejected(["algal", "check", "--json", writeJson(dir, "unknown.json", tiny({ extra: 1 }))], "PARSE_FAILED")
+      yield* expectRejected(
+        ["algal", "check", "--json", writeJson(dir, "many.json", tiny({ cells }))],
+        "BUDGET_EXHAUSTED"
+      )
+      const unknown = yield* expectRejected([
+        "algal",
+        "check",
+        "--json",
+        writeJson(dir, "unknown.json", tiny({ extra: 1 }))
+      ], "PARSE_FAILED")
       assert.include(unknown.errorJson().error.message, "unknown key extra")
-      const float = yield* expectRejected(["algal", "digest", "--json", writeJson(dir, "float.json", `${JSON.stringify(tiny()).slice(0, -1)},"budgets":{"maxSteps":6.5}}`)], "PARSE_FAILED")
+      const float = yield* expectRejected([
+        "algal",
+        "digest",
+        "--json",
+        writeJson(dir, "float.json", `${JSON.stringify(tiny()).slice(0, -1)},"budgets":{"maxSteps":6.5}}`)
+      ], "PARSE_FAILED")
       assert.strictEqual(float.errorJson().error.details.path, "$.budgets.maxSteps")
-      yield* expectRejected(["algal", "check", "--json", writeJson(dir, "big.json", tiny({ note: "x".repeat(1_100_000) }))], "BUDGET_EXHAUSTED")
+      yield* expectRejected([
+        "algal",
+        "check",
+        "--json",
+        writeJson(dir, "big.json", tiny({ note: "x".repeat(1_100_000) }))
+      ], "BUDGET_EXHAUSTED")
       const utf8 = path.join(dir, "utf8.json")
       fs.writeFileSync(utf8, Buffer.concat([Buffer.from(`{"name":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`"}`)]))
       const bad = yield* expectRejected(["algal", "check", "--json", utf8], "PARSE_FAILED")
@@ -225,8 +323,26 @@ describe("steward algal: hostile input gets a typed error and exit 2, never a cr
       const lone = writeJson(dir, "lone.json", JSON.stringify(tiny()).replace(`"Tiny"`, `"T\\ud800"`))
       yield* expectRejected(["algal", "digest", "--json", lone], "PARSE_FAILED")
       yield* expectRejected(["algal", "check", "--json", path.join(dir, "absent.json")], "IO_FAILED")
-      yield* expectRejected(["algal", "run", "--json", "--state-dir", dir, "--args", writeJson(dir, "args.json", [1]), writeJson(dir, "t.json", tiny())], "PARSE_FAILED")
-      yield* expectRejected(["algal", "verify", "--json", "--state-dir", dir, writeJson(dir, "r.json", { contract: "algal.run.v1" }), "--manifest", writeJson(dir, "t2.json", tiny())], "PARSE_FAILED")
+      yield* expectRejected([
+        "algal",
+        "run",
+        "--json",
+        "--state-dir",
+        dir,
+        "--args",
+        writeJson(dir, "args.json", [1]),
+        writeJson(dir, "t.json", tiny())
+      ], "PARSE_FAILED")
+      yield* expectRejected([
+        "algal",
+        "verify",
+        "--json",
+        "--state-dir",
+        dir,
+        writeJson(dir, "r.json", { contract: "algal.run.v1" }),
+        "--manifest",
+        writeJson(dir, "t2.json", tiny())
+      ], "PARSE_FAILED")
     }))
 
   it.live("a fuel bomb fails the run with BUDGET_EXHAUSTED (exit 1, receipt printed) instead of hanging", () =>
@@ -239,15 +355,31 @@ describe("steward algal: hostile input gets a typed error and exit 2, never a cr
             id: "e",
             kind: "expr",
             inputs: { v: "json" },
-            expr: { contract: "algal.expr.v1", program: ["map", ["get", "v"], "x", ["map", ["get", "v"], "y", ["map", ["get", "v"], "z", 1]]] },
+            expr: {
+              contract: "algal.expr.v1",
+              program: ["map", ["get", "v"], "x", ["map", ["get", "v"], "y", ["map", ["get", "v"], "z", 1]]]
+            },
             output: { kind: "json", schema: { type: "array" } }
           }
         ],
         edges: [{ from: { cell: "in", port: "v" }, to: { cell: "e", port: "v" } }]
       })
       const args = writeJson(dir, "args.json", { in: { v: Array.from({ length: 1000 }, (_, i) => i) } })
-      const run = yield* runCli(["algal", "run", "--json", "--state-dir", dir, "--args", args, writeJson(dir, "bomb.json", bomb)])
+      const run = yield* runCli([
+        "algal",
+        "run",
+        "--json",
+        "--state-dir",
+        dir,
+        "--args",
+        args,
+        writeJson(dir, "bomb.json", bomb)
+      ])
       assert.strictEqual(run.exitCode, 1)
-      assert.deepStrictEqual(run.json().failure, { code: "BUDGET_EXHAUSTED", message: "expr fuel exhausted", path: "e" })
+      assert.deepStrictEqual(run.json().failure, {
+        code: "BUDGET_EXHAUSTED",
+        message: "expr fuel exhausted",
+        path: "e"
+      })
     }))
 })

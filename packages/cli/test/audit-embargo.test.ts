@@ -77,6 +77,10 @@ describe("steward audit — embargo (§4.3)", () => {
       assert.strictEqual(status.exitCode, 0, status.stderr)
       assert.deepStrictEqual(status.json().decision, { kind: "stop-embargo", detail: [["P-01", 3, key, last]] })
 
+      const human = yield* audit(project, "status")
+      assert.strictEqual(human.exitCode, 0, human.stderr)
+      assert.include(human.stdout, `P-01 (3 barren Auditor dispatch(es), last ${last})`)
+
       fs.writeFileSync(path.join(project, "audit/orchestrator.conf"), "embargo = on\nembargo_after = 4\n")
       const below = yield* audit(project, "next", "--dry-run", "--json")
       assert.strictEqual(below.json().decision.kind, "run-auditor")

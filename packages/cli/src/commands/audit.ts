@@ -216,7 +216,9 @@ const statusPayload = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShap
   Effect.gen(function*() {
     const doc = yield* loadChecked(p, store)
     const config = yield* Project.readConfig(p)
-    const decision = Decision.stateAndDecision(doc, config)
+    // the embargo reads the dispatch history (§4.3); the stream is only read when it is on
+    const history = config.embargo === true ? yield* store.embargoHistory : []
+    const decision = Decision.stateAndDecision(doc, config, history)
     return { doc, decision, status: Metrics.status(doc, decision, p.project, yield* today) }
   })
 
