@@ -4,7 +4,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Expr } from "../src/index.js"
 import { checkProgram } from "../src/internal/expr/check.js"
-import { run as runTree } from "../src/internal/expr/eval.js"
 import { ExprFault } from "../src/internal/expr/fault.js"
 import { exceedsDepth, measure } from "../src/internal/expr/input.js"
 import {
@@ -18,6 +17,7 @@ import {
   valueBytes,
   valueDepth
 } from "../src/internal/expr/value.js"
+import { run as runTree } from "./reference/exprTreeWalker.js"
 
 // The reference pipeline: the tree-walking machine behind the original `evaluate` (the exact env
 // admission walks, the static check on every call, `Machine`, the output bounds). The closure

@@ -5,9 +5,9 @@
  *
  * @internal
  */
-import type { Node } from "./eval.js"
 import { fault } from "./fault.js"
 import { measure } from "./input.js"
+import type { Node } from "./node.js"
 import { arityWant, isVarName, OPS } from "./ops.js"
 import { BOUNDS, boundsFault, compareUtf8, fromJson, type V } from "./value.js"
 

@@ -2,7 +2,7 @@
  * The closure compiler: a checked node tree (`checkProgram`) becomes a tree of JavaScript closures,
  * one per node, with the op dispatch, binder resolution and constant costs settled at compile time.
  *
- * Semantics are exactly those of the tree-walking `Machine` (eval.ts), which stays as the reference
+ * Semantics are exactly those of the tree-walking `Machine` (test/reference/exprTreeWalker.ts), which stays as the reference
  * the differential property tests compare against: the same evaluation order, the same fuel
  * charges in the same order (so exhaustion reports the same `{cost, left}`), the same bound checks
  * and the same first error. What changes is only the cost of getting there:
@@ -16,8 +16,8 @@
  *
  * @internal
  */
-import type { Node } from "./eval.js"
 import { ExprFault, fault, typeFault } from "./fault.js"
+import type { Node } from "./node.js"
 import {
   BOUNDS,
   boundsFault,

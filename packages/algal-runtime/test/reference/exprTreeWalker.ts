@@ -4,9 +4,9 @@
  * before appending. Evaluation itself runs the closure-compiled form (compile.ts), which must agree
  * with this walker on every value, fuel figure and error — the differential tests hold them together.
  *
- * @internal
+ * Kept in the tests only: the shipped runtime evaluates through compile.ts.
  */
-import { ExprFault, fault, typeFault } from "./fault.js"
+import { ExprFault, fault, typeFault } from "../../src/internal/expr/fault.js"
 import {
   BOUNDS,
   boundsFault,
@@ -26,34 +26,9 @@ import {
   type V,
   valueBytes,
   type VMap
-} from "./value.js"
+} from "../../src/internal/expr/value.js"
 
-/** A compiled program node. @internal */
-export type Node = Lit | Obj | Call
-
-interface Lit {
-  readonly k: 0
-  readonly v: V
-}
-
-interface Obj {
-  readonly k: 1
-  /** Field keys in UTF-8 byte order (the original's `BTreeMap` order). */
-  readonly keys: ReadonlyArray<string>
-  readonly fields: ReadonlyArray<Node>
-}
-
-interface Call {
-  readonly k: 2
-  readonly op: string
-  /** Base cost, charged before any argument (`get`: 2 + argc). */
-  readonly cost: number
-  readonly args: ReadonlyArray<Node>
-  /** Binder names (let: [name]; map/filter: [name]; fold: [acc, item]). */
-  readonly names: ReadonlyArray<string>
-  /** The payload of `quote`. */
-  readonly quoted: V
-}
+import type { Call, Node } from "../../src/internal/expr/node.js"
 
 const isIndex = (v: V): v is number => typeof v === "number" && v >= 0 && v % 1 === 0
 
