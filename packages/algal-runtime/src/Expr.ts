@@ -24,7 +24,7 @@
  * // { ok: true, value: 42, fuel: … }
  *
  * Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text
- * // '{"fuel":4,"ok":true,"value":3}'
+ * // '{"ok":true,"value":3,"fuel":4}'
  *
  * Expr.evaluate(["div", 1, 0], {}, 100)
  * // { ok: false, error: { code: "EXPR_DIV_ZERO", op: "div" }, fuel: 4 }
@@ -373,7 +373,7 @@ export const evaluate = (
 
 /**
  * The boundary document of an evaluation, as canonical JSON text (compact, sorted keys:
- * `{"fuel":4,"ok":true,"value":3}` / `{"error":{…},"fuel":4,"ok":false}`) and as a value.
+ * `{"ok":true,"value":3,"fuel":4}` / `{"ok":false,"error":{…},"fuel":4}`) and as a value.
  *
  * @since 0.1.0
  * @category models
@@ -388,7 +388,7 @@ export interface Boundary {
  *
  * @example
  * ```ts
- * Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text // '{"fuel":4,"ok":true,"value":3}'
+ * Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text // '{"ok":true,"value":3,"fuel":4}'
  * ```
  *
  * @since 0.1.0
@@ -402,12 +402,12 @@ export const evaluateJson = (
   const outcome = evaluateInternal(program, env, fuel)
   if (outcome.ok) {
     return {
-      text: `{"fuel":${outcome.fuel},"ok":true,"value":${canonicalText(outcome.value)}}`,
+      text: `{"ok":true,"value":${canonicalText(outcome.value)},"fuel":${outcome.fuel}}`,
       document: { ok: true, value: toJson(outcome.value) as Json, fuel: outcome.fuel }
     }
   }
   return {
-    text: `{"error":${canonicalText(fromJson(outcome.error))},"fuel":${outcome.fuel},"ok":false}`,
+    text: `{"ok":false,"error":${canonicalText(fromJson(outcome.error))},"fuel":${outcome.fuel}}`,
     document: outcome
   }
 }

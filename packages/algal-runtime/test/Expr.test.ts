@@ -34,18 +34,18 @@ describe("Expr: worked examples of the spec (§1.6 fuel)", () => {
   it("1 → fuel 1; [add,1,2] → 4; [get,x] → 4 with the exact boundary document", () => {
     assert.deepStrictEqual(Expr.evaluate(1, {}, 100), { ok: true, value: 1, fuel: 1 })
     assert.deepStrictEqual(Expr.evaluate(["add", 1, 2], {}, 100), { ok: true, value: 3, fuel: 4 })
-    assert.strictEqual(Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text, `{"fuel":4,"ok":true,"value":3}`)
+    assert.strictEqual(Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text, `{"ok":true,"value":3,"fuel":4}`)
     assert.deepStrictEqual(Expr.evaluateJson(["get", "x"], { x: 3 }, 100).document, { ok: true, value: 3, fuel: 4 })
   })
 
-  it("error boundary documents: key order error, fuel, ok; check-time errors spend 0", () => {
+  it("error boundary documents: key order ok, error, fuel; check-time errors spend 0", () => {
     assert.strictEqual(
       Expr.evaluateJson(["div", 1, 0], {}, 100).text,
-      `{"error":{"code":"EXPR_DIV_ZERO","op":"div"},"fuel":4,"ok":false}`
+      `{"ok":false,"error":{"code":"EXPR_DIV_ZERO","op":"div"},"fuel":4}`
     )
     assert.strictEqual(
       Expr.evaluateJson(["get", "y"], { x: 9 }, 100).text,
-      `{"error":{"code":"EXPR_PATH","op":"get","what":"unbound name \\"y\\""},"fuel":0,"ok":false}`
+      `{"ok":false,"error":{"code":"EXPR_PATH","op":"get","what":"unbound name \\"y\\""},"fuel":0}`
     )
   })
 

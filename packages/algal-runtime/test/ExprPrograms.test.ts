@@ -167,7 +167,7 @@ describe("Expr builder", () => {
     )
     const result = Expr.evaluate(total, { charges: [{ amt: 10 }, { amt: 25 }, { amt: 7 }] }, 1_000)
     assert.deepStrictEqual(result, { ok: true, value: 42, fuel: 2 + 4 + 1 + 3 * (1 + 2 + 4 + 6) })
-    assert.strictEqual(Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text, `{"fuel":4,"ok":true,"value":3}`)
+    assert.strictEqual(Expr.evaluateJson(["get", "x"], { x: 3 }, 100).text, `{"ok":true,"value":3,"fuel":4}`)
     assert.deepStrictEqual(Expr.evaluate(["div", 1, 0], {}, 100), {
       ok: false,
       error: { code: "EXPR_DIV_ZERO", op: "div" },
@@ -305,7 +305,7 @@ describe("Expr builder", () => {
   it("record keeps a __proto__ field as data", () => {
     const built = Expr.record(JSON.parse(`{"__proto__": 1}`))
     assert.deepStrictEqual(Object.keys(built), ["__proto__"])
-    assert.deepStrictEqual(Expr.evaluateJson(built, {}).text, `{"fuel":2,"ok":true,"value":{"__proto__":1}}`)
+    assert.deepStrictEqual(Expr.evaluateJson(built, {}).text, `{"ok":true,"value":{"__proto__":1},"fuel":2}`)
   })
 
   it("result types are checked at compile time", () => {

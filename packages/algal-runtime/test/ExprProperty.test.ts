@@ -137,10 +137,16 @@ describe("Expr properties", () => {
             assert.strictEqual(result.fuel, fuel - left)
           }
         }
-        // the boundary document is the canonical form of the same result
+        // the boundary document is the same result: ok, then value or error (canonical), then fuel
         const boundary = Expr.evaluateJson(p, e as any, fuel)
         assert.deepStrictEqual(boundary.document, result)
-        assert.strictEqual(boundary.text, encode(result))
+        assert.strictEqual(
+          boundary.text,
+          result.ok
+            ? `{"ok":true,"value":${encode(result.value)},"fuel":${result.fuel}}`
+            : `{"ok":false,"error":${encode(result.error)},"fuel":${result.fuel}}`
+        )
+        assert.deepStrictEqual(JSON.parse(boundary.text), JSON.parse(encode(result)))
       }),
       { numRuns: 1_500 }
     )

@@ -20,21 +20,21 @@ describe("steward algal expr", () => {
     Effect.gen(function*() {
       const run = yield* runExpr(["[\"get\",\"x\"]", "--env", "{\"x\":3}"])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      assert.strictEqual(run.stdout, `{"fuel":4,"ok":true,"value":3}`)
+      assert.strictEqual(run.stdout, `{"ok":true,"value":3,"fuel":4}`)
       const add = yield* runExpr(["[\"add\",1,2]"])
-      assert.strictEqual(add.stdout, `{"fuel":4,"ok":true,"value":3}`)
+      assert.strictEqual(add.stdout, `{"ok":true,"value":3,"fuel":4}`)
     }))
 
   it.live("a failing program prints its error document and exits 1", () =>
     Effect.gen(function*() {
       const run = yield* runExpr(["[\"div\",1,0]"])
       assert.strictEqual(run.exitCode, 1)
-      assert.strictEqual(run.stdout, `{"error":{"code":"EXPR_DIV_ZERO","op":"div"},"fuel":4,"ok":false}`)
+      assert.strictEqual(run.stdout, `{"ok":false,"error":{"code":"EXPR_DIV_ZERO","op":"div"},"fuel":4}`)
       const unbound = yield* runExpr(["[\"get\",\"y\"]", "--env", "{\"x\":9}"])
       assert.strictEqual(unbound.exitCode, 1)
       assert.strictEqual(
         unbound.stdout,
-        `{"error":{"code":"EXPR_PATH","op":"get","what":"unbound name \\"y\\""},"fuel":0,"ok":false}`
+        `{"ok":false,"error":{"code":"EXPR_PATH","op":"get","what":"unbound name \\"y\\""},"fuel":0}`
       )
     }))
 
@@ -42,7 +42,7 @@ describe("steward algal expr", () => {
     Effect.gen(function*() {
       const run = yield* runExpr(["[\"add\",1,2]", "--fuel", "3"])
       assert.strictEqual(run.exitCode, 1)
-      assert.strictEqual(run.stdout, `{"error":{"code":"EXPR_FUEL","cost":1,"left":0},"fuel":3,"ok":false}`)
+      assert.strictEqual(run.stdout, `{"ok":false,"error":{"code":"EXPR_FUEL","cost":1,"left":0},"fuel":3}`)
     }))
 
   it.live("invalid JSON, a non-object env, and an out-of-range fuel exit 2 with nothing on stdout", () =>
@@ -81,7 +81,7 @@ describe("steward algal expr", () => {
       fs.writeFileSync(env, JSON.stringify({ t: { amount: 250 }, base: 5 }))
       const run = yield* runExpr([`@${program}`, "--env", `@${env}`])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      assert.strictEqual(run.stdout, `{"fuel":17,"ok":true,"value":"high"}`)
+      assert.strictEqual(run.stdout, `{"ok":true,"value":"high","fuel":17}`)
       const missing = yield* runExpr([`@${path.join(dir, "nope.json")}`])
       assert.strictEqual(missing.exitCode, 2)
       assert.strictEqual(missing.code, "io")
@@ -108,7 +108,7 @@ describe("steward algal expr (text mode)", () => {
     Effect.gen(function*() {
       const ok = yield* runCli(["algal", "expr", "[\"sconcat\",\"a\",\"é\"]"])
       assert.strictEqual(ok.exitCode, 0, ok.stderr)
-      assert.strictEqual(ok.stdout, `{"fuel":7,"ok":true,"value":"aé"}`)
+      assert.strictEqual(ok.stdout, `{"ok":true,"value":"aé","fuel":7}`)
       const bad = yield* runCli(["algal", "expr", "{"])
       assert.strictEqual(bad.exitCode, 2)
       assert.strictEqual(bad.stdout, "")

@@ -1,7 +1,8 @@
 /**
  * `steward algal expr PROGRAM [--env JSON] [--fuel N]`: evaluate an `algal.expr.v1` program and
- * print the exact boundary document (`{"fuel":4,"ok":true,"value":3}` /
- * `{"error":{…},"fuel":4,"ok":false}`) as one line of compact canonical JSON.
+ * print the exact boundary document (`{"ok":true,"value":3,"fuel":4}` /
+ * `{"ok":false,"error":{…},"fuel":4}`) on one line: keys in that order, the value or error record in
+ * canonical JSON.
  *
  * Exit 0 when the program evaluated, 1 when it failed (the document is printed first), 2 when the
  * arguments are not valid JSON or out of range (nothing on stdout). `PROGRAM` and `--env` take JSON
