@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Cause from "effect/Cause"
@@ -64,6 +65,8 @@ export const main = (argv: ReadonlyArray<string>) =>
     const json = wantsJson(argv)
     const console = yield* Effect.console
     const outcome = yield* Cli.run(argv).pipe(
+      // Help lists Steward's own options, not @effect/cli's built-ins (--wizard, --completions, …).
+      Effect.provide(CliConfig.layer({ showBuiltIns: false })),
       json ? Effect.withConsole(silentErrors(console)) : (self) => self,
       Effect.sandbox,
       Effect.either
