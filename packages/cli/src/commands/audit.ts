@@ -548,14 +548,21 @@ const dispatchOpen = Command.make(
             headBefore: u(a.headBefore),
             concurrentGroup: u(a.concurrentGroup)
           })
-          yield* Output.result(
-            a.json,
-            { session_id: applied.event.session_id, state_revision: applied.revision, message: applied.message },
-            (r) => `${r.message} (state revision ${r.state_revision})`
-          )
+          yield* printDispatch(a.json, applied)
         }))
     })
 ).pipe(Command.withDescription("Record a dispatched session's envelope (the open dispatch)"))
+
+/** What `dispatch open|finish` print: the session, the new revision and the verb's message. */
+const printDispatch = (
+  json: boolean,
+  applied: { readonly event: { readonly session_id?: unknown }; readonly revision: number; readonly message: string }
+) =>
+  Output.result(
+    json,
+    { session_id: applied.event.session_id, state_revision: applied.revision, message: applied.message },
+    (r) => `${r.message} (state revision ${r.state_revision})`
+  )
 
 const dispatchFinish = Command.make(
   "finish",
@@ -586,11 +593,7 @@ const dispatchFinish = Command.make(
             tokens: u(a.tokens),
             note: u(a.note)
           })
-          yield* Output.result(
-            a.json,
-            { session_id: applied.event.session_id, state_revision: applied.revision, message: applied.message },
-            (r) => `${r.message} (state revision ${r.state_revision})`
-          )
+          yield* printDispatch(a.json, applied)
         }))
     })
 ).pipe(Command.withDescription("Finalise the open dispatch"))
