@@ -127,19 +127,55 @@ describe("import", () => {
 })
 
 // The user-visible import (what `steward reflex import settle FILE` runs): store, replay from the
-// active generation and adopt won heads, certify both heads. The first runs on generation 0 (the
-// adoption replays are the certification replays); the second on the generation the first adopted
-// (the certification replays reuse the adoption replays' fits).
+// active generation and adopt won heads, certify both heads. Each sample gets its own ledger,
+// prepared before timing starts, so every sample measures the same import:
+// - into an empty ledger (generation 0: the adoption replays are the certification replays);
+// - onto a ledger that already adopted a generation from an earlier 4,096-line import (the
+//   certification replays, from the prior, reuse the adoption replays' fits).
+const freshRuntime = (name: string) =>
+  ManagedRuntime.make(
+    Reflexes.layer({
+      config: { route: "active", settle: "auto", confirm: "auto", learn: false, promotion: "holdout", custom: {} }
+    }).pipe(Layer.provideMerge(ReflexLedger.layerSql), Layer.provide(sqlite(path.join(dir, `${name}.sqlite`))))
+  )
+const importWithLearning = (rt: ReturnType<typeof freshRuntime>, text: string) =>
+  rt.runPromise(Effect.flatMap(Reflexes.Reflexes, (r) => r.importHistory("settle", text)))
+const SAMPLES = 3
+const empty = Array.from({ length: SAMPLES }, (_, i) => freshRuntime(`empty-${i}`))
+const adopted = Array.from({ length: SAMPLES }, (_, i) => freshRuntime(`adopted-${i}`))
+let emptyAt = 0
+let adoptedAt = 0
+let adoptedReady = false
+afterAll(() => Promise.all([...empty, ...adopted].map((rt) => rt.dispose())))
+
 describe("import with learning", () => {
-  bench("import 4,096 settle lines, then replay-adopt and certify both heads", async () => {
-    const text = history(batch++)
-    await runtime.runPromise(Effect.flatMap(Reflexes.Reflexes, (r) => r.importHistory("settle", text)))
-  }, { iterations: 1, warmupIterations: 0, time: 0 })
+  bench("import 4,096 settle lines into an empty ledger, then replay-adopt and certify both heads", async () => {
+    await importWithLearning(empty[emptyAt++ % SAMPLES]!, history(batch++))
+  }, {
+    iterations: SAMPLES,
+    warmupIterations: 0,
+    warmupTime: 0,
+    time: 0,
+    // build each ledger (open, migrate) before timing: a sample is the import alone
+    setup: () => Promise.all(empty.map((rt) => rt.runPromise(Effect.void))).then(() => undefined)
+  })
 })
 
 describe("import with learning onto an adopted generation", () => {
   bench("import 4,096 settle lines onto an adopted generation (adoption and certification replays)", async () => {
-    const text = history(batch++)
-    await runtime.runPromise(Effect.flatMap(Reflexes.Reflexes, (r) => r.importHistory("settle", text)))
-  }, { iterations: 1, warmupIterations: 0, time: 0 })
+    await importWithLearning(adopted[adoptedAt++ % SAMPLES]!, history(batch++))
+  }, {
+    iterations: SAMPLES,
+    warmupIterations: 0,
+    warmupTime: 0,
+    time: 0,
+    setup: async () => {
+      if (adoptedReady) return
+      adoptedReady = true
+      for (const rt of adopted) {
+        const report = await importWithLearning(rt, history(batch++))
+        if (report.adoptedVersion === null) throw new Error("the first import adopted no generation")
+      }
+    }
+  })
 })

@@ -11,11 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as os from "node:os"
 import * as AlgalProgram from "./AlgalProgram.js"
 import type { Features } from "./Features.js"
 import * as Import from "./Import.js"
 import * as FitPool from "./internal/fitPool.js"
+import * as IdleCores from "./internal/idleCores.js"
 import * as Labels from "./Labels.js"
 import * as Learning from "./Learning.js"
 import * as Params from "./Params.js"
@@ -284,8 +284,9 @@ export interface Options {
   readonly fit?: Learning.FitOptions
   /**
    * Worker threads that fit an import's scheduled challengers ahead of its replays. Default, at
-   * each import: the idle cores (available parallelism minus the 1-minute load average), at
-   * most 4; 0 or 1 fits on the calling thread only. Results are the same either way (ADR 0450).
+   * each import: the cores that sat idle while it parsed and stored its lines, plus one for the
+   * calling thread (which waits for the workers), at most 4; 0 or 1 fits on the calling thread
+   * only. Results are the same either way (ADR 0450).
    */
   readonly fitThreads?: number
 }
@@ -439,14 +440,10 @@ export const make = (options: Options = {}) =>
     const config = options.config ?? ReflexConfig.defaults
     const compile = options.compile ?? AlgalProgram.compile
     const fitOptions = options.fit ?? Learning.defaultFitOptions
-    // Threads busy with other work make worker fits slower, not faster: only idle cores are used.
-    const fitThreads = () =>
-      Math.max(
-        0,
-        Math.floor(
-          options.fitThreads ?? Math.min(4, os.availableParallelism() - Math.round(os.loadavg()[0] ?? 0))
-        )
-      )
+    // Threads on busy cores make worker fits slower, not faster: only the cores that sat idle
+    // while the import parsed and stored are used, plus the calling thread's own (it waits).
+    const fitThreads = (since: IdleCores.CpuSnapshot) =>
+      Math.max(0, Math.floor(options.fitThreads ?? Math.min(4, Math.round(IdleCores.idleSince(since)) + 1)))
     const definitions = new Map<string, Loaded>()
     const byDigest = new Map<string, DecisionProgram>()
     for (const raw of [...Reflex.builtins, ...(options.reflexes ?? [])]) {
@@ -993,10 +990,36 @@ export const make = (options: Options = {}) =>
       text: string,
       opts?: { readonly dryRun?: boolean; readonly file?: string; readonly learn?: boolean }
     ) {
+      const started = IdleCores.snapshot()
       const l = yield* loaded(reflex)
       const lines = yield* Import.parse(l.definition, text, opts?.file ?? "import")
       const now = yield* Clock.currentTimeMillis
-      const byHead = (examples: (head: string) => ReadonlyArray<Learning.Example>) =>
+      // The replays' challengers, fitted ahead on worker threads (same function, same heads);
+      // should that fail, each replay fits its windows itself.
+      const prefit = (
+        histories: ReadonlyArray<{ head: string; examples: ReadonlyArray<Learning.Example>; memo: Learning.FitMemo }>
+      ) => {
+        const threads = fitThreads(started)
+        if (threads <= 1 || !histories.some((h) => h.examples.length >= PARALLEL_FROM)) return Effect.void
+        return FitPool.prefit(
+          histories.map(({ examples, head, memo }) => {
+            const prior = l.definition.prior.heads[head]!
+            return {
+              examples,
+              prior,
+              options: fitOptions,
+              windows: Learning.scheduledFits(examples.length),
+              store: (from: number, to: number, fitted: Params.Head) =>
+                Learning.rememberFit(memo, prior, fitOptions, from, to, fitted)
+            }
+          }),
+          threads
+        ).pipe(Effect.catchAllCause(() => Effect.void))
+      }
+      const byHead = (
+        examples: (head: string) => ReadonlyArray<Learning.Example>,
+        memos?: ReadonlyMap<string, Learning.FitMemo>
+      ) =>
         l.definition.heads.map((head) => {
           const spec = l.definition.certification[head]
           const prior = l.definition.prior.heads[head]!
@@ -1017,7 +1040,8 @@ export const make = (options: Options = {}) =>
             examples: examples(head),
             floor: spec.floor,
             actionable: spec.actionable ?? (() => true),
-            options: fitOptions
+            options: fitOptions,
+            memo: memos?.get(head)
           })
           return {
             head,
@@ -1030,8 +1054,8 @@ export const make = (options: Options = {}) =>
           }
         })
       if (opts?.dryRun === true) {
-        const fileExamples = (head: string) =>
-          lines.filter((x) => x.head === head).map((x, i): Learning.Example => ({
+        const histories = l.definition.heads.map((head) => {
+          const examples = lines.filter((x) => x.head === head).map((x, i): Learning.Example => ({
             observation: importId(reflex, head, x.id),
             features: x.features,
             label: x.label,
@@ -1039,13 +1063,20 @@ export const make = (options: Options = {}) =>
             source: "import",
             seq: i + 1
           }))
+          return { head, examples, memo: Learning.makeFitMemo(examples) }
+        })
+        yield* prefit(histories.filter((h) => l.definition.certification[h.head] !== undefined))
+        const byName = new Map(histories.map((h) => [h.head, h]))
         const report: ImportReport = {
           reflex,
           dryRun: true,
           inserted: 0,
           examples: lines.length,
           adoptedVersion: null,
-          certificates: byHead(fileExamples)
+          certificates: byHead(
+            (head) => byName.get(head)!.examples,
+            new Map(histories.map((h) => [h.head, h.memo]))
+          )
         }
         return report
       }
@@ -1100,25 +1131,7 @@ export const make = (options: Options = {}) =>
           const examples = yield* ledger.examples(reflex, head, Learning.MAX_EXAMPLES)
           histories.push({ head, examples, memo: Learning.makeFitMemo(examples) })
         }
-        // The replays' challengers, fitted ahead on worker threads (same function, same heads);
-        // should that fail, each replay fits its windows itself.
-        const threads = fitThreads()
-        if (threads > 1 && histories.some((h) => h.examples.length >= PARALLEL_FROM)) {
-          yield* FitPool.prefit(
-            histories.map(({ examples, head, memo }) => {
-              const prior = l.definition.prior.heads[head]!
-              return {
-                examples,
-                prior,
-                options: fitOptions,
-                windows: Learning.scheduledFits(examples.length),
-                store: (from: number, to: number, fitted: Params.Head) =>
-                  Learning.rememberFit(memo, prior, fitOptions, from, to, fitted)
-              }
-            }),
-            threads
-          ).pipe(Effect.catchAllCause(() => Effect.void))
-        }
+        yield* prefit(histories)
         for (const { examples, head, memo } of histories) {
           trainedOn = Math.max(trainedOn, examples.length)
           const prior = l.definition.prior.heads[head]!
