@@ -23,6 +23,9 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { AlgalErrorCode } from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
+import * as ContextCompact from "./internal/fns/contextCompact.js"
+import * as ManifestCompile from "./internal/fns/manifestCompile.js"
+import * as MemoryQuery from "./internal/fns/memoryQuery.js"
 import type { Json, PortDecl } from "./Manifest.js"
 
 /**
@@ -86,7 +89,10 @@ const numeric = (name: string, f: (n: number) => number) => (inputs: Readonly<Re
 
 /**
  * The built-in fns: `echo.v1`, `coalesce.v1`, `format.v1`, `tag.v1`, `pick.v1`, `join.v1`,
- * `assert.v1`, `inc.v1`, `double.v1`, `not.v1`, `uppercase.v1`, `label.v1`, `push.v1`.
+ * `assert.v1`, `inc.v1`, `double.v1`, `not.v1`, `uppercase.v1`, `label.v1`, `push.v1`,
+ * `memory.query.v1` (an `algal.expr.v1` query over a snapshot, fuel ≤ 100,000, charged as extra work),
+ * `context.compact.v1` (newest entries within `{keep?, maxBytes?}` → `view`, the rest → `archive`) and
+ * `manifest.compile.v1` (a plan of 1–4 fn/expr steps → a linear `algal.organism.v1` manifest).
  *
  * @since 0.1.0
  * @category constructors
@@ -212,7 +218,10 @@ export const builtins: ReadonlyMap<string, FnDefinition> = new Map<string, FnDef
         ? ok([...(i.list as ReadonlyArray<Json>), i.item ?? null])
         : failed("push.v1: list is not a list"))
     }
-  ]
+  ],
+  [MemoryQuery.name, MemoryQuery.definition],
+  [ContextCompact.name, ContextCompact.definition],
+  [ManifestCompile.name, ManifestCompile.make(() => builtins)]
 ])
 
 /**

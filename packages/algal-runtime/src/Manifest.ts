@@ -28,6 +28,7 @@ import * as Effect from "effect/Effect"
 import * as AlgalError from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
 import { Issue } from "./internal/issue.js"
+import { firstNonIntegerLexeme } from "./internal/numberLexemes.js"
 import * as internal from "./internal/parse.js"
 
 /**
@@ -451,7 +452,20 @@ export const parse: (json: unknown) => Effect.Effect<Manifest, AlgalError.AlgalE
 
 /**
  * Parse JSON text (rejecting non-finite numbers, lone surrogates and over-deep nesting) and then
- * the manifest.
+ * the manifest. The text is also checked lexically: every integer field of the contract (the
+ * `budgets`, per-cell `budget`, `retry.attempts`, `compact`, `k`, `rerank.take`, `maxRounds`,
+ * `maxItems` and port `schemaVersion` fields) must be written as an integer literal — `6.0`, `6e0`
+ * and `-0` fail with `PARSE_FAILED` naming the path (e.g. `$.budgets.maxSteps`), as in the original,
+ * whose JSON reader tells them apart from `6` (ADR 0394). Other numbers may be written freely.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Manifest } from "@steward/algal-runtime"
+ *
+ * const text = `{"contract":"algal.organism.v1","key":"organism:a","name":"A","budgets":{"maxSteps":6.0},"cells":[]}`
+ * Manifest.parseText(text).pipe(Effect.flip) // AlgalError PARSE_FAILED at $.budgets.maxSteps
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -459,7 +473,16 @@ export const parse: (json: unknown) => Effect.Effect<Manifest, AlgalError.AlgalE
 export const parseText = Effect.fn("Manifest.parseText")(function*(text: string) {
   const json = Canonical.parse(text)
   if (json._tag === "Left") return yield* AlgalError.invalid(`invalid JSON: ${json.left.message}`, "$")
-  return yield* parse(json.right)
+  const manifest = yield* parse(json.right)
+  const found = firstNonIntegerLexeme(text)
+  if (found !== undefined) {
+    const shown = found.lexeme.length > 32 ? `${found.lexeme.slice(0, 32)}…` : found.lexeme
+    return yield* AlgalError.invalid(
+      `expected non-negative integer: the value must be written as an integer literal, got ${shown}`,
+      found.path
+    )
+  }
+  return manifest
 })
 
 /**

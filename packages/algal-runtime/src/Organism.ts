@@ -69,6 +69,9 @@ export interface BuiltinFnPorts {
   readonly "uppercase.v1": { readonly in: "value"; readonly out: "value" }
   readonly "label.v1": { readonly in: "value"; readonly out: "value" }
   readonly "push.v1": { readonly in: "list" | "item"; readonly out: "value" }
+  readonly "memory.query.v1": { readonly in: "snapshot" | "program"; readonly out: "result" }
+  readonly "context.compact.v1": { readonly in: "source" | "policy"; readonly out: "view" | "archive" }
+  readonly "manifest.compile.v1": { readonly in: "plan"; readonly out: "manifest" }
 }
 
 /**

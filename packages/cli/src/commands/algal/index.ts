@@ -45,14 +45,8 @@ const fromAlgal = (file: string) => (error: AlgalError.AlgalError): CommandFailu
     error.path === undefined ? { file } : { file, path: error.path }
   )
 
-/**
- * Read a JSON file strictly: the bytes must be valid UTF-8 and the JSON must be representable
- * (no non-finite numbers, no lone surrogates, depth ≤ 64).
- *
- * @since 0.1.0
- * @category io
- */
-export const readJson = Effect.fn("algal.readJson")(function*(file: string) {
+/** Read a file as text: bounded size, strictly valid UTF-8. */
+const readText = Effect.fn("algal.readText")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
   const info = yield* fs.stat(file).pipe(
     Effect.mapError((e) => cannotRun("IO_FAILED", `${file}: ${e.message}`, { file }))
@@ -68,13 +62,26 @@ export const readJson = Effect.fn("algal.readJson")(function*(file: string) {
     try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
     catch: () => cannotRun("PARSE_FAILED", `${file}: not valid UTF-8`, { file })
   })
+  return text
+})
+
+/**
+ * Read a JSON file strictly: the bytes must be valid UTF-8 and the JSON must be representable
+ * (no non-finite numbers, no lone surrogates, depth ≤ 64).
+ *
+ * @since 0.1.0
+ * @category io
+ */
+export const readJson = Effect.fn("algal.readJson")(function*(file: string) {
+  const text = yield* readText(file)
   const json = Canonical.parse(text)
   if (json._tag === "Left") return yield* cannotRun("PARSE_FAILED", `${file}: ${json.left.message}`, { file })
   return json.right
 })
 
+// Through `Manifest.parseText`, so the lexical integer-literal check of the contract runs (ADR 0394).
 const parseManifest = (file: string) =>
-  readJson(file).pipe(Effect.flatMap((json) => Manifest.parse(json).pipe(Effect.mapError(fromAlgal(file)))))
+  readText(file).pipe(Effect.flatMap((text) => Manifest.parseText(text).pipe(Effect.mapError(fromAlgal(file)))))
 
 /**
  * Embedded manifests for organism/repeat/each cells: every `*.algal.json` and `*.bundle.json`
