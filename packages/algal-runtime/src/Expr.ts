@@ -40,6 +40,8 @@ import type { Json } from "./Canonical.js"
 import { checkProgram } from "./internal/expr/check.js"
 import { compile as compileNode, type Compiled as Code, execute } from "./internal/expr/compile.js"
 import { ExprFault, type ExprRecord } from "./internal/expr/fault.js"
+import type { Node } from "./internal/expr/node.js"
+import { attempt, BAIL, type Fast, type FastResult, generate } from "./internal/expr/fast.js"
 import { admitFast, exceedsDepth, measure } from "./internal/expr/input.js"
 import {
   BOUNDS,
@@ -237,9 +239,15 @@ const evaluateInternal = (program: unknown, env: unknown, fuel: number): Interna
 }
 
 /** The static check and compilation of a program for the given names, or the first error. */
-const prepare = (program: unknown, names: ReadonlyArray<string>): Code | ExprError => {
+const prepare = (
+  program: unknown,
+  names: ReadonlyArray<string>,
+  checked?: (node: Node) => void
+): Code | ExprError => {
   try {
-    return compileNode(checkProgram(program, names))
+    const node = checkProgram(program, names)
+    checked?.(node)
+    return compileNode(node)
   } catch (error) {
     if (error instanceof ExprFault) return asError(error.record)
     // Only reachable for exotic inputs whose reading throws (e.g. a Proxy with a throwing trap).
@@ -431,6 +439,8 @@ export interface Compiled {
   readonly program: unknown
   /** @internal */
   readonly code: Code | ExprError
+  /** The generated fast tier, when every op of the program is in its subset. @internal */
+  readonly fast: Fast | undefined
 }
 
 // A private copy of an admitted program (≤ 16 KiB of JSON, so the recursion is shallow).
@@ -469,14 +479,30 @@ export const compile = (program: unknown, names: ReadonlyArray<string>): Compile
   const given: ReadonlyArray<unknown> = Array.isArray(names) ? names : []
   const sorted = Array.from(new Set(given.filter((name): name is string => typeof name === "string"))).sort(compareUtf8)
   try {
-    const code = prepare(program, sorted)
+    let fast: Fast | undefined
+    const code = prepare(program, sorted, (node) => {
+      fast = generate(node, sorted, finishContainer)
+    })
     return {
       [CompiledTypeId]: CompiledTypeId,
       names: sorted,
       error: isCode(code) ? undefined : code,
       program: isCode(code) ? copyJson(program) : program,
-      code
+      code,
+      fast
     }
+  } finally {
+    releaseCaches()
+  }
+}
+
+// A container result the program did not build (part of the env or a constant): the output is a
+// canonical copy of it, as the general path's, when it is within the output bounds.
+const finishContainer = (value: object, fuel: number): FastResult | typeof BAIL => {
+  try {
+    const v = fromJson(value)
+    if (exceedsBytes(v, BOUNDS.outputBytes) || valueDepth(v) > BOUNDS.valueDepth) return BAIL
+    return { value: toJson(v), fuel }
   } finally {
     releaseCaches()
   }
@@ -497,6 +523,10 @@ export const compile = (program: unknown, names: ReadonlyArray<string>): Compile
  * @category evaluation
  */
 export const run = (compiled: Compiled, env: Readonly<Record<string, Json>>, fuel: number = defaultFuel): Result => {
+  if (compiled.fast !== undefined) {
+    const fast = attempt(compiled.fast, compiled.names, env, fuel, maxFuel)
+    if (fast !== BAIL) return { ok: true, value: fast.value as Json, fuel: fast.fuel }
+  }
   try {
     const outcome = runEvaluation(undefined, compiled, env, fuel)
     return outcome.ok ? { ok: true, value: toJson(outcome.value) as Json, fuel: outcome.fuel } : outcome

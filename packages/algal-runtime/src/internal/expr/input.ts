@@ -318,3 +318,112 @@ export const admitFast = (
     return undefined
   }
 }
+
+// Bytes `admitsAsIs` may still count before the limit is passed: checked at every container, so
+// a hostile value (say, one list referenced a million times) is given up on as early as
+// `admitFast` gives up on it. Module state, not a closure: the walk is synchronous and a closure
+// would be allocated on every call of a hot path.
+let allowance = 0
+
+// The canonical size (upper bound) of a scalar for `admitsAsIs`, or -1 when it does not qualify
+// (numbers at their 25-byte upper bound: printing one is not worth it on this path).
+const scalarAsIs = (u: unknown): number => {
+  if (u === null) return 4
+  switch (typeof u) {
+    case "boolean":
+      return u ? 4 : 5
+    case "number":
+      return Number.isFinite(u) ? 25 : -1
+    case "string": {
+      const n = stringBytes(u)
+      if (n < 0 || n > FAST_STRING) return -1
+      allowance -= n
+      return n
+    }
+  }
+  return -1
+}
+
+// The canonical size (upper bound) of a container for `admitsAsIs`, or -1 when it does not
+// qualify. Scalars are handled in the loops (numbers inline): a call per scalar is most of the
+// cost of a walk otherwise.
+const containerAsIs = (u: object, depth: number, listLen: number, objectKeys: number): number => {
+  if (depth > FAST_DEPTH || allowance < 0) return -1
+  if (Array.isArray(u)) {
+    const length = u.length
+    if (length > listLen) return -1
+    let bytes = length > 1 ? length + 1 : 2
+    allowance -= bytes
+    for (let i = 0; i < length; i++) {
+      const item: unknown = u[i]
+      let n: number
+      if (typeof item === "number") n = Number.isFinite(item) ? 25 : -1
+      else if (item !== null && typeof item === "object") n = containerAsIs(item, depth + 1, listLen, objectKeys)
+      else n = item === undefined ? -1 : scalarAsIs(item)
+      if (n < 0) return -1
+      bytes += n
+    }
+    return allowance < 0 ? -1 : bytes
+  }
+  if (!isPlain(u)) return -1
+  // `for…in` is V8's fastest walk of an object's fields. It also lists enumerable inherited keys
+  // (none, unless Object.prototype was polluted): counting those only makes the answer more
+  // cautious, never wrong.
+  let count = 0
+  let bytes = 1
+  for (const key in u) {
+    count++
+    const k = stringBytes(key)
+    if (k < 0 || k > FAST_STRING || count > objectKeys) return -1
+    allowance -= k + 2
+    const item: unknown = (u as Record<string, unknown>)[key]
+    let n: number
+    if (typeof item === "number") n = Number.isFinite(item) ? 25 : -1
+    else if (item !== null && typeof item === "object") n = containerAsIs(item, depth + 1, listLen, objectKeys)
+    else n = scalarAsIs(item)
+    if (n < 0) return -1
+    // a field is its key, a colon and its value, and a comma or (for the first) the closing brace
+    bytes += k + 2 + n
+  }
+  if (count === 0) bytes = 2
+  return allowance < 0 ? -1 : bytes
+}
+
+/**
+ * `admitFast`'s conditions without building runtime values: whether every part of `record` is
+ * plain JSON well inside every bound, for the fast tier, which reads the caller's values as they
+ * are. The size is the same upper bound `admitFast` counts, compared with `limit` once at the end
+ * (within `limit` at the end means within it all along: sizes only grow). Recursion is bounded by
+ * the depth rule.
+ *
+ * @internal
+ */
+export const admitsAsIs = (
+  record: Record<string, unknown>,
+  keys: ReadonlyArray<string>,
+  limit: number,
+  listLen: number,
+  objectKeys: number
+): boolean => {
+  try {
+    if (!isPlain(record)) return false
+    allowance = limit
+    let bytes = keys.length > 1 ? keys.length + 1 : 2
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      const k = stringBytes(key)
+      if (k < 0 || k > FAST_STRING) return false
+      const item: unknown = record[key]
+      const n = item !== null && typeof item === "object"
+        ? containerAsIs(item, 1, listLen, objectKeys)
+        : scalarAsIs(item)
+      if (n < 0) return false
+      bytes += k + 1 + n
+      if (bytes > limit) return false
+    }
+    return true
+  } catch {
+    // an input whose reading throws: the exact path decides
+    return false
+  }
+}
