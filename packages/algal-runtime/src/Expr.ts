@@ -39,10 +39,10 @@
 import type { Json } from "./Canonical.js"
 import { checkProgram } from "./internal/expr/check.js"
 import { compile as compileNode, type Compiled as Code, execute } from "./internal/expr/compile.js"
-import { ExprFault, type ExprRecord } from "./internal/expr/fault.js"
-import type { Node } from "./internal/expr/node.js"
 import { attempt, BAIL, type Fast, type FastResult, generate } from "./internal/expr/fast.js"
+import { ExprFault, type ExprRecord } from "./internal/expr/fault.js"
 import { admitFast, exceedsDepth, measure } from "./internal/expr/input.js"
+import type { Node } from "./internal/expr/node.js"
 import {
   BOUNDS,
   canonicalText,

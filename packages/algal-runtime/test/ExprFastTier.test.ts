@@ -51,7 +51,10 @@ const NAMES = ["a", "b", "x", "acc", "t"] as const
 const name = fc.constantFrom(...NAMES)
 // keys Object.prototype has, keys JSON.parse makes own, array-index-like keys, non-BMP
 const awkwardKey = fc.constantFrom("toString", "__proto__", "constructor", "length", "10", "\u{1F600}", "f", "w")
-const text = fc.oneof(fc.constantFrom("", "a", "b", "x", "é", "\u{1F600}", "toString", "__proto__"), fc.string({ maxLength: 4 }))
+const text = fc.oneof(
+  fc.constantFrom("", "a", "b", "x", "é", "\u{1F600}", "toString", "__proto__"),
+  fc.string({ maxLength: 4 })
+)
 const scalar = fc.oneof(
   fc.constant(null),
   fc.boolean(),
@@ -101,9 +104,12 @@ const record = fc.dictionary(awkwardKey, fc.oneof(scalar, json), { maxKeys: 4 })
   .map((r) => JSON.parse(JSON.stringify(r)))
 const env = fc.record({
   a: fc.oneof(json, record),
-  b: fc.array(fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant(-0), fc.double({ noNaN: true, noDefaultInfinity: true })), {
-    maxLength: 6
-  }),
+  b: fc.array(
+    fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant(-0), fc.double({ noNaN: true, noDefaultInfinity: true })),
+    {
+      maxLength: 6
+    }
+  ),
   x: fc.oneof(text, record),
   t: fc.array(record, { maxLength: 4 })
 }, { requiredKeys: ["a", "b", "x"] })
@@ -147,7 +153,10 @@ describe("Expr fast tier", () => {
     const compiledDecide = Expr.compile(decide, ["scored", "evidence"])
     assert.isDefined(compiledHead.fast)
     assert.isDefined(compiledDecide.fast)
-    const term = fc.record({ f: fc.constantFrom("a", "b", "toString", "zz"), w: fc.double({ min: -3, max: 3, noNaN: true }) })
+    const term = fc.record({
+      f: fc.constantFrom("a", "b", "toString", "zz"),
+      w: fc.double({ min: -3, max: 3, noNaN: true })
+    })
     const headParams = fc.record({
       bias: fc.double({ min: -2, max: 2, noNaN: true }),
       cut: fc.double({ min: -1, max: 1, noNaN: true }),

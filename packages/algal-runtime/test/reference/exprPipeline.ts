@@ -73,4 +73,3 @@ export const reference = (program: unknown, env: unknown, fuel: number): Expr.Re
     releaseCaches()
   }
 }
-

@@ -380,7 +380,9 @@ class Generator {
       // innermost binder first, then the env (only its declared names)
       const chain = [...scope].reverse()
       const tests = chain.map((b) => `${key} === ${JSON.stringify(b.name)} ? ${b.js} : `).join("")
-      this.emit(`${cur} = ${tests}(names.has(${key}) ? env[${key}] : undefined); if (${cur} === undefined) return BAIL;`)
+      this.emit(
+        `${cur} = ${tests}(names.has(${key}) ? env[${key}] : undefined); if (${cur} === undefined) return BAIL;`
+      )
     }
     if (steps.length === 0) return { js: cur, fresh: false }
     const label = this.temp()
@@ -405,7 +407,9 @@ class Generator {
             this.emit(`return BAIL;`)
             continue
           }
-          this.emit(`if (!Array.isArray(${cur}) || ${v} >= ${cur}.length) { ${cur} = null; break ${label}; } ${cur} = ${cur}[${v}];`)
+          this.emit(
+            `if (!Array.isArray(${cur}) || ${v} >= ${cur}.length) { ${cur} = null; break ${label}; } ${cur} = ${cur}[${v}];`
+          )
         } else this.emit(`return BAIL;`)
       } else {
         const out = this.node(step, scope)
@@ -426,7 +430,8 @@ class Generator {
 
   source(root: Out): string {
     // a long string result could be over output-bytes: the general path measures it
-    const scalar = `if (typeof r === "string" && r.length > ${SAFE_STRING}) return BAIL; return { value: r === 0 ? 0 : r, fuel: f };`
+    const scalar =
+      `if (typeof r === "string" && r.length > ${SAFE_STRING}) return BAIL; return { value: r === 0 ? 0 : r, fuel: f };`
     const finish = root.fresh
       ? `r = ${root.js}; ${scalar}`
       : `r = ${root.js}; if (r !== null && typeof r === "object") return finish(r, f); ${scalar}`
@@ -460,7 +465,7 @@ export const generate = (
     const generator = new Generator(set)
     const root = generator.node(node, [])
     const source = generator.source(root)
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+
     const make = new Function("BAIL", "C", "hop", "names", "finish", source) as (
       ...args: ReadonlyArray<unknown>
     ) => Fast
