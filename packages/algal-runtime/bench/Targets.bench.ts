@@ -8,6 +8,7 @@
  *
  * Run: `pnpm vitest bench --run --project algal-runtime` (add `--outputJson <file>` for medians).
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { bench, describe } from "vitest"
@@ -179,5 +180,8 @@ describe(`target 3: canonical JSON + digest of a ${docBytes}-byte document (medi
   })
   bench("reference: JSON.stringify of the same document (not canonical, no digest)", () => {
     JSON.stringify(doc)
+  })
+  bench("reference: JSON.stringify + sha256 of the same document (the platform's native floor)", () => {
+    createHash("sha256").update(JSON.stringify(doc)).digest("hex")
   })
 })

@@ -25,6 +25,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as AlgalError from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
 import { Issue } from "./internal/issue.js"
@@ -510,7 +511,9 @@ export const canonical = (manifest: Manifest): string => Canonical.encodeUnsafe(
 export const digest = (manifest: Manifest): string => {
   let d = digests.get(manifest)
   if (d === undefined) {
-    d = Canonical.digestText(canonical(manifest))
+    const digest = Canonical.digest(manifest)
+    if (Either.isLeft(digest)) throw new Error(`canonical: ${digest.left.message}`)
+    d = digest.right
     digests.set(manifest, d)
   }
   return d

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as AlgalError from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
 import type * as EffectRequest from "./EffectRequest.js"
@@ -134,7 +135,9 @@ export const bounds = {
  */
 export const fingerprint = (receipt: Omit<Receipt, "digest"> | Receipt): string => {
   const { digest: _, ...body } = receipt as Receipt
-  return Canonical.digestText(Canonical.encodeUnsafe(body))
+  const digest = Canonical.digest(body)
+  if (Either.isLeft(digest)) throw new Error(`canonical: ${digest.left.message}`)
+  return digest.right
 }
 
 const topKeys = new Set([

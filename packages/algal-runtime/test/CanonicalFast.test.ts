@@ -110,3 +110,101 @@ describe("Canonical fast paths (shape cache, one-shot digest)", () => {
     assert.strictEqual(Canonical.encodeUnsafe(outer), `{"a":"{\\"x\\":1,\\"y\\":2}","b":1}`)
   })
 })
+
+// `digest` writes canonical bytes straight into a buffer (no text), giving up to the text path on
+// anything irregular. It must give exactly `digestText(encode(value))`, or the same issue.
+const viaText = (value: unknown) => Either.map(Canonical.encode(value), Canonical.digestText)
+const awkwardString = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.string({ unit: "binary", maxLength: 8 }),
+  fc.string({
+    unit: fc.constantFrom(
+      "a",
+      "\"",
+      "\\",
+      "\n",
+      "\u0000",
+      "\u001f",
+      "\u007f",
+      "é",
+      "\u2028",
+      "\uD83D",
+      "\uDE00",
+      "\uFFFF"
+    ),
+    maxLength: 10
+  })
+)
+const awkward = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.constantFrom(-0, 1e15, -1e15, 999_999_999_999_999, 2 ** 53, 1e21, 1.5e-7, Number.NaN, Number.POSITIVE_INFINITY),
+    fc.double(),
+    awkwardString,
+    fc.constant(undefined),
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(key, awkwardString), tie("value"), { maxKeys: 5 })
+  )
+})).value
+
+describe("Canonical.digest writes bytes, not text", () => {
+  it("equals the digest of the canonical text, or the same issue, for any value", () => {
+    fc.assert(
+      fc.property(awkward, (value) => {
+        assert.deepStrictEqual(Canonical.digest(value), viaText(value))
+      }),
+      { numRuns: 3_000 }
+    )
+  })
+
+  it("plain JSON values: the digest of the reference text", () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const expected = "sha256:" +
+          createHash("sha256").update(Buffer.from(referenceText(value), "utf8")).digest("hex")
+        assert.deepStrictEqual(Canonical.digest(value), Either.right(expected))
+      }),
+      { numRuns: 1_000 }
+    )
+  })
+
+  it("escapes mid-string, long strings, deep nesting, non-plain objects and sizes past the buffer", () => {
+    const cases: ReadonlyArray<unknown> = [
+      "plain then \"quoted\" then \\ then \n and é \u{1F600} \u0001",
+      "é".repeat(70_000) + "\n" + "x".repeat(10),
+      { ["k\n"]: 1, "é": [true, false, null], "\u{1F600}": { z: -0, a: 0.1 } },
+      new Date(0),
+      [undefined],
+      { a: undefined, b: [1, 2, { c: "d" }] },
+      Array.from({ length: 20_000 }, (_, i) => ({ i, s: `row ${i} é` })), // grows the buffer
+      JSON.parse("[".repeat(64) + "1" + "]".repeat(64)),
+      JSON.parse("[".repeat(63) + "1" + "]".repeat(63)),
+      { x: "\uD800" },
+      { "\uDC00": 1 }
+    ]
+    for (const value of cases) assert.deepStrictEqual(Canonical.digest(value), viaText(value))
+  })
+
+  it("a document over the byte path's bound takes the text path with the same digest", () => {
+    const big = Array.from({ length: 9 }, (_, i) => `${i}`.repeat(1024 * 1024))
+    assert.deepStrictEqual(Canonical.digest(big), viaText(big))
+  })
+
+  it("a re-entrant digest from an accessor does not disturb the outer document", () => {
+    const inner = { y: 2, x: [1, "é"] }
+    const outer = {
+      b: "é",
+      get a() {
+        return Either.getOrThrow(Canonical.digest(inner))
+      }
+    }
+    assert.deepStrictEqual(Canonical.digest(outer), viaText(outer))
+    assert.strictEqual(
+      Either.getOrThrow(Canonical.digest(outer)),
+      Canonical.digestText(`{"a":"${Either.getOrThrow(Canonical.digest(inner))}","b":"é"}`)
+    )
+  })
+})
