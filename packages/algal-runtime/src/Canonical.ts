@@ -153,7 +153,7 @@ interface Shape {
 
 const shapes = new Map<string, Array<Shape>>()
 const maxFirstKeys = 512
-const maxPerFirstKey = 8
+const maxPerFirstKey = 32
 
 const sameKeys = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
   if (a.length !== b.length) return false

@@ -502,7 +502,7 @@ const finishContainer = (value: object, fuel: number): FastResult | typeof BAIL 
   try {
     const v = fromJson(value)
     if (exceedsBytes(v, BOUNDS.outputBytes) || valueDepth(v) > BOUNDS.valueDepth) return BAIL
-    return { value: toJson(v), fuel }
+    return { ok: true, value: toJson(v), fuel }
   } finally {
     releaseCaches()
   }
@@ -525,7 +525,7 @@ const finishContainer = (value: object, fuel: number): FastResult | typeof BAIL 
 export const run = (compiled: Compiled, env: Readonly<Record<string, Json>>, fuel: number = defaultFuel): Result => {
   if (compiled.fast !== undefined) {
     const fast = attempt(compiled.fast, compiled.names, env, fuel, maxFuel)
-    if (fast !== BAIL) return { ok: true, value: fast.value as Json, fuel: fast.fuel }
+    if (fast !== BAIL) return fast as Result
   }
   try {
     const outcome = runEvaluation(undefined, compiled, env, fuel)

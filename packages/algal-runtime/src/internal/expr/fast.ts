@@ -33,6 +33,7 @@ export type Fast = (env: Record<string, unknown>, budget: number) => FastResult 
 
 /** @internal */
 export interface FastResult {
+  readonly ok: true
   readonly value: unknown
   readonly fuel: number
 }
@@ -431,7 +432,7 @@ class Generator {
   source(root: Out): string {
     // a long string result could be over output-bytes: the general path measures it
     const scalar =
-      `if (typeof r === "string" && r.length > ${SAFE_STRING}) return BAIL; return { value: r === 0 ? 0 : r, fuel: f };`
+      `if (typeof r === "string" && r.length > ${SAFE_STRING}) return BAIL; return { ok: true, value: r === 0 ? 0 : r, fuel: f };`
     const finish = root.fresh
       ? `r = ${root.js}; ${scalar}`
       : `r = ${root.js}; if (r !== null && typeof r === "object") return finish(r, f); ${scalar}`
@@ -492,9 +493,13 @@ export const attempt = (
 ): FastResult | typeof BAIL => {
   if (!Number.isInteger(fuel) || fuel < 0 || fuel > maxFuel) return BAIL
   if (env === null || typeof env !== "object" || Array.isArray(env)) return BAIL
-  const keys = Object.keys(env)
-  if (keys.length !== names.length) return BAIL
-  for (let i = 0; i < keys.length; i++) if (!names.includes(keys[i]!)) return BAIL
+  // exactly the compiled names: as many own keys, each of them one of the names
+  let count = 0
+  for (const key in env) {
+    if (!Object.prototype.hasOwnProperty.call(env, key)) continue
+    if (++count > names.length || !names.includes(key)) return BAIL
+  }
+  if (count !== names.length) return BAIL
   const record = env as Record<string, unknown>
   if (!admitsAsIs(record, names, BOUNDS.envBytes, BOUNDS.listLen, BOUNDS.objectKeys)) return BAIL
   return fast(record, fuel)
