@@ -20,6 +20,7 @@ import * as AlgalError from "./AlgalError.js"
 import * as Expr from "./Expr.js"
 import * as FnRegistry from "./FnRegistry.js"
 import { fail, Issue } from "./internal/issue.js"
+import { compatible } from "./internal/ports.js"
 import * as Manifest from "./Manifest.js"
 
 /**
@@ -134,20 +135,6 @@ const json: Manifest.PortDecl = { type: "json" }
 const own = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
   Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined
 const hasOwn = (record: object, key: string): boolean => Object.prototype.hasOwnProperty.call(record, key)
-
-const compatible = (p: Manifest.PortDecl, c: Manifest.PortDecl, producerMany: boolean): boolean => {
-  if (producerMany && !(c.many === true) && c.type !== "json") return false
-  if (p.type === "cap" || c.type === "cap") return p.type === "cap" && c.type === "cap" && p.capability === c.capability
-  if (p.type === "ref" || c.type === "ref") return p.type === "ref" && c.type === "ref"
-  if (c.type === "json") return true
-  if (p.type === c.type) {
-    if (p.type === "choice" && c.labels !== undefined) {
-      return p.labels !== undefined && p.labels.every((l) => c.labels!.includes(l))
-    }
-    return true
-  }
-  return p.type === "choice" && c.type === "text"
-}
 
 interface State {
   instances: number

@@ -3,65 +3,8 @@ import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Expr } from "../src/index.js"
+import { ARITY as OPS } from "./reference/exprOps.js"
 import { reference } from "./reference/exprPipeline.js"
-
-const OPS: Record<string, readonly [number, number]> = {
-  add: [1, 3],
-  mul: [1, 3],
-  sub: [2, 2],
-  div: [2, 2],
-  mod: [2, 2],
-  neg: [1, 1],
-  min: [1, 3],
-  max: [1, 3],
-  abs: [1, 1],
-  floor: [1, 1],
-  ceil: [1, 1],
-  round: [1, 1],
-  clamp: [3, 3],
-  lt: [2, 2],
-  lte: [2, 2],
-  gt: [2, 2],
-  gte: [2, 2],
-  eq: [2, 2],
-  neq: [2, 2],
-  and: [1, 3],
-  or: [1, 3],
-  not: [1, 1],
-  if: [3, 3],
-  list: [0, 3],
-  len: [1, 1],
-  nth: [2, 2],
-  concat: [1, 3],
-  contains: [2, 2],
-  reverse: [1, 1],
-  take: [2, 2],
-  drop: [2, 2],
-  flat: [1, 1],
-  unique: [1, 1],
-  sort: [1, 1],
-  slen: [1, 1],
-  sconcat: [1, 3],
-  upper: [1, 1],
-  lower: [1, 1],
-  trim: [1, 1],
-  split: [2, 2],
-  join: [2, 2],
-  scontains: [2, 2],
-  starts: [2, 2],
-  ends: [2, 2],
-  has: [2, 2],
-  keys: [1, 1],
-  values: [1, 1],
-  merge: [1, 3],
-  toText: [1, 1],
-  isText: [1, 1],
-  isNum: [1, 1],
-  isBool: [1, 1],
-  isList: [1, 1],
-  isMap: [1, 1],
-  isNull: [1, 1]
-}
 
 const NAMES = ["a", "b", "x", "acc", "t"] as const
 const name = fc.constantFrom(...NAMES)

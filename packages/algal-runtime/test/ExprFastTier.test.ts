@@ -4,48 +4,21 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Expr } from "../src/index.js"
 import { attempt, BAIL } from "../src/internal/expr/fast.js"
+import { ARITY } from "./reference/exprOps.js"
 import { reference } from "./reference/exprPipeline.js"
 
 // The fast tier (src/internal/expr/fast.ts) may only ever answer with exactly what the general
 // evaluator answers — value (key order and -0 included), fuel — and must give up on everything
 // else. These programs use mostly the tier's op subset, so most runs take it.
-const OPS: Record<string, readonly [number, number]> = {
-  add: [1, 3],
-  mul: [1, 3],
-  sub: [2, 2],
-  div: [2, 2],
-  mod: [2, 2],
-  neg: [1, 1],
-  min: [1, 3],
-  max: [1, 3],
-  abs: [1, 1],
-  floor: [1, 1],
-  ceil: [1, 1],
-  round: [1, 1],
-  clamp: [3, 3],
-  lt: [2, 2],
-  lte: [2, 2],
-  gt: [2, 2],
-  gte: [2, 2],
-  eq: [2, 2],
-  neq: [2, 2],
-  and: [1, 3],
-  or: [1, 3],
-  not: [1, 1],
-  if: [3, 3],
-  len: [1, 1],
-  nth: [2, 2],
-  slen: [1, 1],
-  isText: [1, 1],
-  isNum: [1, 1],
-  isBool: [1, 1],
-  isList: [1, 1],
-  isMap: [1, 1],
-  isNull: [1, 1],
-  // outside the subset: a program using one has no fast tier
-  list: [0, 2],
-  sconcat: [1, 2]
-}
+const OPS = Object.fromEntries(
+  [
+    ...["add", "mul", "sub", "div", "mod", "neg", "min", "max", "abs", "floor", "ceil", "round", "clamp"],
+    ...["lt", "lte", "gt", "gte", "eq", "neq", "and", "or", "not", "if", "len", "nth", "slen"],
+    ...["isText", "isNum", "isBool", "isList", "isMap", "isNull"],
+    // outside the subset: a program using one has no fast tier
+    ...["list", "sconcat"]
+  ].map((op) => [op, ARITY[op]!] as const)
+)
 
 const NAMES = ["a", "b", "x", "acc", "t"] as const
 const name = fc.constantFrom(...NAMES)

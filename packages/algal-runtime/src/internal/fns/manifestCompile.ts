@@ -19,6 +19,7 @@
 import type { Json } from "../../Canonical.js"
 import type { FnDefinition } from "../../FnRegistry.js"
 import * as Manifest from "../../Manifest.js"
+import { compatible } from "../ports.js"
 import { canonicalBytes, failed, guarded, hasOwn, isRecord, shown, succeed, typeName } from "./common.js"
 
 /** The fn's name. @internal */
@@ -51,20 +52,6 @@ class PlanError {
 
 const reject = (message: string): never => {
   throw new PlanError(message)
-}
-
-/** The edge compatibility rule of the graph compiler (§1.4) for a single (non-`many`) producer. */
-const compatible = (p: Port, c: Port): boolean => {
-  if (p.type === "cap" || c.type === "cap") return p.type === "cap" && c.type === "cap" && p.capability === c.capability
-  if (p.type === "ref" || c.type === "ref") return p.type === "ref" && c.type === "ref"
-  if (c.type === "json") return true
-  if (p.type === c.type) {
-    if (p.type === "choice" && c.labels !== undefined) {
-      return p.labels !== undefined && p.labels.every((l) => c.labels!.includes(l))
-    }
-    return true
-  }
-  return p.type === "choice" && c.type === "text"
 }
 
 const describePort = (p: Port): string =>
@@ -239,7 +226,7 @@ const build = (
     const b = isFn ? fnStep(fns, step, id, at) : exprStep(step, id, at)
     if (i > 0) {
       const prev = built[i - 1]!
-      if (!compatible(prev.outDecl, b.inDecl)) {
+      if (!compatible(prev.outDecl, b.inDecl, false)) {
         reject(
           `${at}.in: output ${prev.outPort} (${describePort(prev.outDecl)}) of step ${steps[i - 1].id} ` +
             `cannot feed input ${b.inPort} (${describePort(b.inDecl)})`
