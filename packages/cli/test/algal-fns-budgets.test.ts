@@ -115,16 +115,19 @@ describe("steward algal: budgets written as fractions", () => {
       assert.strictEqual(digest.stdout, check.json().digest)
     }))
 
-  // Requires the CLI to read manifests through `Manifest.parseText` (see ADR 0394): today
-  // `parseManifest` in packages/cli/src/commands/algal/index.ts parses the text with `readJson` and
-  // validates the value with `Manifest.parse`, so the lexical check cannot run. Enable once wired.
+  // The CLI reads manifests through `Manifest.parseText`, so the lexical check runs (ADR 0394).
   it.live("check of \"maxSteps\": 6.0 / 6e0 exits 2 naming $.budgets.maxSteps, nothing on stdout", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       for (const lexeme of ["6.0", "6e0"]) {
         const file = write(dir, `frac-${lexeme}.algal.json`, manifest(lexeme))
-        for (const verb of ["check", "digest", "explain"]) {
-          const run = yield* runCli(["algal", verb, "--json", file])
+        for (
+          const verb of [["check"], ["digest"], ["explain"], ["run"], ["run", "--managed"], [
+            "canonical",
+            "--normalized"
+          ]]
+        ) {
+          const run = yield* runCli(["algal", ...verb, "--json", "--state-dir", dir, file])
           assert.strictEqual(run.exitCode, 2, `${verb} ${lexeme}`)
           assert.strictEqual(run.stdout, "")
           const error = run.errorJson().error

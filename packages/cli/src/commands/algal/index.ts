@@ -320,6 +320,8 @@ const executorsFor = (responses: Option.Option<string>) =>
 /** Admit a manifest under the managed-controller profile (budgets inserted) and return its program. */
 const managedProgram = (file: string) =>
   Effect.gen(function*() {
+    // the manifest as written first (integer literals included: ADR 0394), then the profile
+    yield* parseManifest(file)
     const raw = yield* readJson(file)
     const verdict = Admission.managedSync(raw)
     if (!verdict.ok) {
