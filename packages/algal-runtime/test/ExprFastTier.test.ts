@@ -230,3 +230,21 @@ describe("Expr fast tier", () => {
     assert.strictEqual(JSON.stringify(result.ok && result.value), `{"a":[1,0],"z":1}`)
   })
 })
+
+describe("Expr fast tier and exotic inputs", () => {
+  it("a getter that throws on its second read never escapes Expr.run", () => {
+    let reads = 0
+    const env = {
+      get x() {
+        reads++
+        if (reads > 1) throw new Error("second read")
+        return 1
+      }
+    }
+    const compiled = Expr.compile(["add", ["get", "x"], 1], ["x"])
+    const result = Expr.run(compiled, env as any, 100)
+    // the tier gave up (its read threw); the general path read the getter once more and reports
+    assert.isFalse(result.ok)
+    assert.strictEqual(!result.ok && result.error.code, "EXPR_PARSE")
+  })
+})

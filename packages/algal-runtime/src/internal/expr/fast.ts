@@ -502,5 +502,11 @@ export const attempt = (
   if (count !== names.length) return BAIL
   const record = env as Record<string, unknown>
   if (!admitsAsIs(record, names, BOUNDS.envBytes, BOUNDS.listLen, BOUNDS.objectKeys)) return BAIL
-  return fast(record, fuel)
+  try {
+    return fast(record, fuel)
+  } catch {
+    // only reachable for exotic inputs whose reading throws (a getter, a Proxy trap): the
+    // general path reads them its own way and reports
+    return BAIL
+  }
 }
