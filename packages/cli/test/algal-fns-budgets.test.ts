@@ -137,4 +137,22 @@ describe("steward algal: budgets written as fractions", () => {
         }
       }
     }))
+
+  it.live("a sibling manifest written with \"maxSteps\": N.0 is refused like the file itself: its digest no longer resolves", () =>
+    Effect.gen(function*() {
+      const fixtures = path.join(import.meta.dirname, "fixtures", "algal")
+      const dir = tempDir()
+      const inbox = path.join(dir, "inbox.algal.json")
+      fs.copyFileSync(path.join(fixtures, "inbox.algal.json"), inbox)
+      const triage = fs.readFileSync(path.join(fixtures, "triage.algal.json"), "utf8")
+      fs.writeFileSync(path.join(dir, "triage.algal.json"), triage)
+      const ok = yield* runCli(["algal", "check", "--json", inbox])
+      assert.strictEqual(ok.exitCode, 0, ok.stderr)
+      const fractional = triage.replace(/"maxSteps":\s*(\d+)/, (_, n) => `"maxSteps": ${n}.0`)
+      assert.notStrictEqual(fractional, triage)
+      fs.writeFileSync(path.join(dir, "triage.algal.json"), fractional)
+      const refused = yield* runCli(["algal", "check", "--json", inbox])
+      assert.strictEqual(refused.exitCode, 2)
+      assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
+    }))
 })

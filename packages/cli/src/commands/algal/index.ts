@@ -85,7 +85,8 @@ const parseManifest = (file: string) =>
 
 /**
  * Embedded manifests for organism/repeat/each cells: every `*.algal.json` and `*.bundle.json`
- * (`algal.bundle.v1`) in a directory, by digest. Unreadable or invalid files are ignored.
+ * (`algal.bundle.v1`) in a directory, by digest. Unreadable or invalid files are ignored; a
+ * `*.algal.json` file is read as written (integer literals checked), a bundle as a value.
  *
  * @since 0.1.0
  * @category io
@@ -101,6 +102,12 @@ export const loadManifests = Effect.fn("algal.loadManifests")(function*(dir: str
       maxSiblings
     )
   ) {
+    if (name.endsWith(".algal.json")) {
+      // read as written, so a sibling with `"maxSteps": 6.0` is refused like the file itself (ADR 0394)
+      const parsed = yield* readText(path.join(dir, name)).pipe(Effect.flatMap(Manifest.parseText), Effect.option)
+      if (Option.isSome(parsed)) found.push(parsed.value)
+      continue
+    }
     const json = yield* readJson(path.join(dir, name)).pipe(Effect.option)
     if (Option.isNone(json)) continue
     const value = json.value as { contract?: unknown; manifests?: unknown }
