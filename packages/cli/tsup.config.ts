@@ -27,8 +27,10 @@ const packageVersions = Object.fromEntries(
   ) => [name, name === "@steward/cli" ? (require("./package.json") as { version: string }).version : versionOf(name)])
 )
 
-// The CLI is one bundle: workspace libraries are inlined (their exports point at .ts sources),
-// npm dependencies such as the native better-sqlite3 stay external.
+// The CLI is one bundle: workspace libraries and the Effect packages are inlined (Effect ships
+// hundreds of ES modules: resolving and compiling them one by one took most of a command's
+// startup). What loads files of its own at run time stays external: the native better-sqlite3,
+// web-tree-sitter with the tree-sitter-bash grammar (WASM found next to their packages), yaml.
 export default defineConfig({
   entry: ["src/bin.ts"],
   format: ["esm"],
@@ -36,7 +38,8 @@ export default defineConfig({
   target: "node20",
   sourcemap: true,
   clean: true,
-  noExternal: [/^@steward\//],
+  noExternal: [/^@steward\//, /^effect(\/|$)/, /^@effect\//],
+  external: ["better-sqlite3", "web-tree-sitter", "tree-sitter-bash", "yaml"],
   tsconfig: "tsconfig.build.json",
   define: { __STEWARD_PACKAGE_VERSIONS__: JSON.stringify(packageVersions) }
 })
