@@ -234,8 +234,19 @@ export const parseConfig = (text: string): Decision.DecisionConfig | string => {
         config = { ...config, embargoAfter: v }
         break
       }
+      case "budgets": {
+        // xcheck's budget gates (§4.2 step 8) are not specified anywhere Steward can read: with
+        // them on, `next` could hand out a session xcheck would stop. Refuse rather than guess.
+        const v = bool()
+        if (typeof v === "string") return v
+        if (v) {
+          return `line ${k + 1}: budgets = ${value} is not supported: xcheck's budget gates (§4.2 step 8) are ` +
+            `not specified, so Steward cannot decide as xcheck would; set budgets = off (ADR 0108)`
+        }
+        break
+      }
       default:
-        break // operator keys this package does not read (timeouts, budgets, …) are left to their owners
+        break // operator keys this package does not read (timeouts, …) are left to their owners
     }
   }
   return config

@@ -199,6 +199,17 @@ describe("orchestrator.conf embargo keys", () => {
     assert.include(String(Project.parseConfig("embargo_after = 0")), "embargo_after must be an integer >= 1")
     assert.include(String(Project.parseConfig("embargo = maybe")), "embargo must be one of")
   })
+
+  it("budgets = on is refused (the budget gates are unspecified: ADR 0108); off is xcheck's default", () => {
+    assert.deepStrictEqual(Project.parseConfig("budgets = off"), Decision.defaultConfig)
+    for (const on of ["on", "true", "1", "yes"]) {
+      const refused = Project.parseConfig(`embargo = on\nbudgets = ${on}`)
+      assert.isString(refused)
+      assert.include(String(refused), `line 2: budgets = ${on} is not supported`)
+      assert.include(String(refused), "ADR 0108")
+    }
+    assert.include(String(Project.parseConfig("budgets = maybe")), "budgets must be one of")
+  })
 })
 
 describe("AuditStore records the dispatch key beside the stream (ADR 0109)", () => {

@@ -89,5 +89,18 @@ describe("steward audit — embargo (§4.3)", () => {
       const bad = yield* audit(project, "next", "--dry-run", "--json")
       assert.strictEqual(bad.exitCode, 2)
       assert.include(bad.errorJson().error.message, "embargo_after")
+
+      // budgets = on: refused, not silently ignored (ADR 0108); nothing is written
+      fs.writeFileSync(path.join(project, "audit/orchestrator.conf"), "budgets = off\n")
+      const before = (yield* audit(project, "export-state", "--json")).stdout
+      assert.include(before, "\"state_revision\"")
+      fs.writeFileSync(path.join(project, "audit/orchestrator.conf"), "budgets = on\n")
+      for (const args of [["next", "--json"], ["status", "--json"]]) {
+        const budgets = yield* audit(project, ...args)
+        assert.strictEqual(budgets.exitCode, 2, args.join(" "))
+        assert.include(budgets.errorJson().error.message, "budgets = on is not supported")
+      }
+      fs.writeFileSync(path.join(project, "audit/orchestrator.conf"), "budgets = off\n")
+      assert.strictEqual((yield* audit(project, "export-state", "--json")).stdout, before)
     }))
 })
