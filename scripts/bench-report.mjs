@@ -13,7 +13,11 @@ const rows = []
 for (const entry of report.files ?? []) {
   for (const group of entry.groups ?? []) {
     for (const b of group.benchmarks ?? []) {
-      rows.push([group.fullName ?? "", b.name, format(b.median), String(b.sampleCount ?? b.samples?.length ?? "")])
+      // a bench named "… ×N" times N calls per sample: its median is reported per call
+      const batch = /\s×(\d+)$/.exec(b.name)
+      const name = batch === null ? b.name : `${b.name.slice(0, batch.index)} (per call, batches of ${batch[1]})`
+      const median = batch === null ? b.median : b.median / Number(batch[1])
+      rows.push([group.fullName ?? "", name, format(median), String(b.sampleCount ?? b.samples?.length ?? "")])
     }
   }
 }

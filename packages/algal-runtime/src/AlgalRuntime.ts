@@ -31,8 +31,10 @@ import type * as Canonical from "./Canonical.js"
 import * as EffectRequest from "./EffectRequest.js"
 import * as Executor from "./Executor.js"
 import * as FnRegistry from "./FnRegistry.js"
-import { execute, type Execution, type HostOp } from "./internal/interpreter.js"
+import { BAIL } from "./internal/expr/fast.js"
+import { evaluate as evaluateGen, execute, type Execution, type HostOp } from "./internal/interpreter.js"
 import { measureJson } from "./internal/issue.js"
+import { planOf, runPlan } from "./internal/straightLine.js"
 import * as Manifest from "./Manifest.js"
 import * as Program from "./Program.js"
 import * as Receipt from "./Receipt.js"
@@ -133,6 +135,16 @@ export interface Shape {
     args: unknown,
     options?: RunOptions
   ) => Effect.Effect<Runtime.RunResult, AlgalError.AlgalError>
+  /**
+   * Run for the decision only: the outcome, outputs, work and failure `run` would give, without
+   * building a receipt (`Runtime.evaluateSync` on the host's registry, stores and executors).
+   * Nothing of the run is recorded: use `run` when it must be explained, verified or replayed.
+   */
+  readonly evaluate: (
+    input: Runnable,
+    args: unknown,
+    options?: Omit<RunOptions, "runtime">
+  ) => Effect.Effect<Runtime.Evaluation, AlgalError.AlgalError>
   /** Re-run a receipt serving its recorded effects by request digest, and diff field by field. */
   readonly verify: (receipt: unknown, manifest: Runnable) => Effect.Effect<VerifyResult, AlgalError.AlgalError>
   /** Compare a receipt with its replay: identical | diverged | could-not-replay. */
@@ -219,12 +231,12 @@ const served = (source: ReplaySource | undefined, digest: string): EffectRequest
  * Drive the interpreter: store operations on in-process stores stay synchronous (the pure hot
  * path never enters Effect), everything else — executors, host tools, SQL stores — runs in Effect.
  */
-const drive = (
-  gen: Generator<HostOp, Execution, unknown>,
+const drive = <A>(
+  gen: Generator<HostOp, A, unknown>,
   sync: (op: HostOp) => unknown,
   async: (op: HostOp) => Effect.Effect<unknown, AlgalError.AlgalError>
-): Effect.Effect<Execution, AlgalError.AlgalError> => {
-  const loop = (first: IteratorResult<HostOp, Execution>): Effect.Effect<Execution, AlgalError.AlgalError> => {
+): Effect.Effect<A, AlgalError.AlgalError> => {
+  const loop = (first: IteratorResult<HostOp, A>): Effect.Effect<A, AlgalError.AlgalError> => {
     let step = first
     while (!step.done) {
       const op = step.value
@@ -279,19 +291,12 @@ export const make = (options: Options = {}) =>
       return program
     })
 
-    const execution = (
-      program: Program.Program,
-      args: Runtime.Args,
-      runtime: Receipt.RuntimeStamp,
+    // How a run reaches the host: store operations and effects, synchronous where the stores are.
+    const hostOps = (
       replay: Receipt.Receipt | undefined,
       executors: ReadonlyArray<Executor.Executor>,
       source: ReplaySource | undefined
-    ): Effect.Effect<Execution, AlgalError.AlgalError> => {
-      const gen = execute(program, args, {
-        runtime,
-        ...(replay === undefined ? {} : { replaySlots: Runtime.recordedSlotReads(replay) }),
-        ...(toolRegistry === undefined ? {} : { caps: toolRegistry.minted })
-      })
+    ) => {
       // verify never mutates host state: blob writes go to an overlay over the store
       const overlay = replay === undefined ? undefined : new Map<string, Canonical.Json>()
       const syncBlobs = blobs.sync
@@ -330,6 +335,23 @@ export const make = (options: Options = {}) =>
             return Effect.map(ToolRegistry.dispatch(toolRegistry, op.request, op.digest, op.maxEffectMs), sanitize)
         }
       }
+      return { sync, async }
+    }
+
+    const execution = (
+      program: Program.Program,
+      args: Runtime.Args,
+      runtime: Receipt.RuntimeStamp,
+      replay: Receipt.Receipt | undefined,
+      executors: ReadonlyArray<Executor.Executor>,
+      source: ReplaySource | undefined
+    ): Effect.Effect<Execution, AlgalError.AlgalError> => {
+      const gen = execute(program, args, {
+        runtime,
+        ...(replay === undefined ? {} : { replaySlots: Runtime.recordedSlotReads(replay) }),
+        ...(toolRegistry === undefined ? {} : { caps: toolRegistry.minted })
+      })
+      const { async, sync } = hostOps(replay, executors, source)
       return drive(gen, sync, async)
     }
 
@@ -362,6 +384,35 @@ export const make = (options: Options = {}) =>
       )
       return resultOf(result)
     })
+
+    const evaluate = Effect.fn("AlgalRuntime.evaluate")(
+      function*(input: Runnable, args: unknown, runOptions?: Omit<RunOptions, "runtime">) {
+        const program = isProgram(input) ? input : yield* compile(input)
+        const named = runOptions?.interface === true
+        if (named && (typeof args !== "object" || args === null || Array.isArray(args))) {
+          return yield* AlgalError.invalid("interface args must be an object", "args")
+        }
+        const runArgs = named ? Runtime.interfaceArgs(program, args as Record<string, Canonical.Json>) : args
+        // a pure organism whose cells all commit needs neither stores nor executors (ADR 0397)
+        const plan = planOf(program)
+        if (plan !== undefined) {
+          const evaluation = runPlan(plan, runArgs)
+          if (evaluation !== BAIL) return evaluation as Runtime.Evaluation
+        }
+        const invalid = Runtime.validateArgs(runArgs)
+        if (invalid !== undefined) return yield* invalid
+        const executors = runOptions?.executors === undefined
+          ? hostExecutors
+          : [...runOptions.executors, ...hostExecutors]
+        const gen = evaluateGen(program, runArgs as Runtime.Args, {
+          runtime: stamp,
+          ...(toolRegistry === undefined ? {} : { caps: toolRegistry.minted })
+        })
+        const { async, sync } = hostOps(undefined, executors, undefined)
+        const evaluation: Runtime.Evaluation = yield* drive(gen, sync, async)
+        return evaluation
+      }
+    )
 
     /** Re-run a receipt serving its recorded effects by request digest; returns the replayed execution. */
     const reexecute = (receipt: Receipt.Receipt, program: Program.Program, source: ReplaySource) =>
@@ -498,7 +549,7 @@ export const make = (options: Options = {}) =>
       return Manifest.digest(yield* Manifest.parse(json))
     })
 
-    return AlgalRuntime.of({ check, digest, compile, run, verify, replay, resume })
+    return AlgalRuntime.of({ check, digest, compile, run, evaluate, verify, replay, resume })
   })
 
 /**

@@ -22,8 +22,10 @@
 import * as AlgalError from "./AlgalError.js"
 import type * as BlobStore from "./BlobStore.js"
 import * as EffectRequest from "./EffectRequest.js"
-import { execute, type Execution, type HostOp, maxArgsBytes } from "./internal/interpreter.js"
+import { BAIL } from "./internal/expr/fast.js"
+import { evaluate, execute, type HostOp, maxArgsBytes } from "./internal/interpreter.js"
 import { isObj, measureJson } from "./internal/issue.js"
+import { planOf, runPlan } from "./internal/straightLine.js"
 import type { Json } from "./Manifest.js"
 import type * as Program from "./Program.js"
 import * as Receipt from "./Receipt.js"
@@ -122,11 +124,11 @@ const memorySlots = (): SlotStore.SyncSlots => {
 }
 
 /** @internal */
-export const drive = (
-  gen: Generator<HostOp, Execution, unknown>,
+export const drive = <A>(
+  gen: Generator<HostOp, A, unknown>,
   blobs: BlobStore.SyncBlobs,
   slots: SlotStore.SyncSlots
-): Execution => {
+): A => {
   let step = gen.next()
   while (!step.done) {
     const op = step.value
@@ -202,6 +204,97 @@ export const runUnchecked = (program: Program.Program, args: Args, options: RunO
     digest: execution.receipt.digest
   }
 }
+
+/**
+ * What a run decided, without its receipt: the outcome, the interface outputs produced, the work
+ * ledger and, unless complete, the failure — each exactly as the receipt of the same run records
+ * it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Evaluation {
+  readonly outcome: Receipt.Outcome
+  readonly outputs: Readonly<Record<string, Json>>
+  readonly work: Receipt.Receipt["work"]
+  readonly failure?: Receipt.Receipt["failure"]
+}
+
+/**
+ * Options of a receipt-less run: the stores (no runtime stamp, as there is no receipt).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EvaluateOptions = Omit<RunOptions, "runtime">
+
+/**
+ * Run for the decision only: the same outcome, outputs, work and failure as `runSync`, without
+ * building or digesting a receipt (use `runSync` when the run must be explainable or verified).
+ *
+ * A pure organism (only `input`, `const` and `expr` cells, wired by plain edges) whose every cell
+ * commits runs as straight-line code: the args are admitted once and each expression's generated
+ * code is called in activation order (ADR 0397). Anything else — including every failing run —
+ * runs on the interpreter. Returns the typed error for invalid args (nothing runs).
+ *
+ * @example
+ * ```ts
+ * import { Manifest, Program, Runtime } from "@steward/algal-runtime"
+ *
+ * declare const manifest: Manifest.Manifest
+ * const compiled = Program.compileSync(manifest)
+ * if (compiled.ok) {
+ *   const result = Runtime.evaluateSync(compiled.program, { src: { n: 2 } })
+ *   if (result.ok) console.log(result.evaluation.outcome, result.evaluation.outputs)
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const evaluateSync = (
+  program: Program.Program,
+  args: unknown,
+  options: EvaluateOptions = {}
+): { readonly ok: true; readonly evaluation: Evaluation } | {
+  readonly ok: false
+  readonly error: AlgalError.AlgalError
+} => {
+  const plan = planOf(program)
+  if (plan !== undefined) {
+    // the plan answers only for args `validateArgs` accepts
+    const evaluation = runPlan(plan, args)
+    if (evaluation !== BAIL) return { ok: true, evaluation }
+  }
+  const invalid = validateArgs(args)
+  if (invalid !== undefined) return { ok: false, error: invalid }
+  return { ok: true, evaluation: evaluateOnInterpreter(program, args as Args, options) }
+}
+
+/**
+ * `evaluateSync` on args already validated with `validateArgs`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const evaluateUnchecked = (program: Program.Program, args: Args, options: EvaluateOptions = {}): Evaluation => {
+  const plan = planOf(program)
+  if (plan !== undefined) {
+    const evaluation = runPlan(plan, args)
+    if (evaluation !== BAIL) return evaluation
+  }
+  return evaluateOnInterpreter(program, args, options)
+}
+
+const evaluateOnInterpreter = (program: Program.Program, args: Args, options: EvaluateOptions): Evaluation =>
+  drive(
+    evaluate(program, args, {
+      runtime: Receipt.defaultRuntime,
+      ...(options.replaySlots === undefined ? {} : { replaySlots: options.replaySlots })
+    }),
+    options.blobs ?? memoryBlobs(),
+    options.slots ?? memorySlots()
+  )
 
 /**
  * Recorded slot reads of a receipt (for replay): read-slot cell paths → the value they emitted.

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AlgalRuntime, Executor, Expr, Organism } from "../src/index.js"
+import { AlgalRuntime, Executor, Expr, Manifest, Organism, Program, Runtime } from "../src/index.js"
 
 describe("README quick start", () => {
   it.effect("builds, digests, runs and verifies the doubler", () =>
@@ -64,4 +64,28 @@ describe("README quick start", () => {
       const result = yield* program.pipe(Effect.provide(AlgalRuntime.layer))
       assert.deepStrictEqual(result, ["suspended", "complete", { out: "polished" }, true, "identical"])
     }))
+})
+
+describe("README decisions without a receipt", () => {
+  it("evaluates the score organism", () => {
+    const score = Organism.make({ key: "organism:score", name: "Score", budgets: { maxAgentCalls: 0 } })
+      .input("src", { x: "json" })
+      .expr("calc", {
+        inputs: { x: "json" },
+        program: Expr.add(Expr.get("x"), 1),
+        output: { kind: "json", schema: { type: "number" } }
+      })
+      .edge("src.x", "calc.x")
+      .interface({ inputs: { x: "src.x" }, outputs: { y: "calc.out" } })
+      .build()
+    const parsed = Manifest.parseSync(score)
+    const compiled = parsed.ok ? Program.compileSync(parsed.manifest) : undefined
+    assert.isTrue(compiled?.ok)
+    if (!compiled?.ok) return
+    const decided = Runtime.evaluateSync(compiled.program, { src: { x: 41 } })
+    assert.deepStrictEqual(decided, {
+      ok: true,
+      evaluation: { outcome: "complete", outputs: { y: 42 }, work: { steps: 2, agentCalls: 0, units: 207 } }
+    })
+  })
 })

@@ -220,6 +220,52 @@ describe("steward algal run/verify", () => {
       assert.deepStrictEqual(receipt.cells.get.outputs, { data: { a: 1 } })
     }))
 
+  // `steward algal run` of a fixture with the given flags, state directory and args file
+  const runFixture = (name: string, state: string, args: string, ...flags: ReadonlyArray<string>) =>
+    runCli(["algal", "run", ...flags, "--state-dir", state, "--args", args, fixture(name)])
+
+  it.live("run --no-receipt prints the decision only: the run's outcome, outputs and work", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const state = path.join(dir, "state")
+      const args = writeJson(dir, "args.json", settleArgs)
+      const receipt = (yield* runFixture("settle.algal.json", state, args, "--json")).json()
+      const decided = yield* runFixture("settle.algal.json", state, args, "--no-receipt", "--json")
+      assert.strictEqual(decided.exitCode, 0, decided.stderr)
+      assert.deepStrictEqual(decided.json(), {
+        outcome: "complete",
+        outputs: { decision: receipt.cells.decide.outputs.out },
+        work: receipt.work
+      })
+      const text = yield* runFixture("settle.algal.json", state, args, "--no-receipt")
+      assert.match(text.stdout, /^outcome {2}complete \(no receipt\)\nwork {5}steps=3 /)
+      assert.include(text.stdout, `decision = {"category":"stopped_short"`)
+      // a failed run: the failure, and exit 1
+      const failedArgs = writeJson(dir, "failed.json", { src: { doc: { a: 1 } } })
+      const failed = yield* runFixture("stash.algal.json", state, failedArgs, "--no-receipt", "--json")
+      assert.strictEqual(failed.exitCode, 1)
+      assert.deepStrictEqual(failed.json().failure, {
+        code: "EFFECT_UNBOUND",
+        message: "no executor is bound for agent cell writer",
+        path: "writer"
+      })
+    }))
+
+  it.live("run --no-receipt refuses --store (exit 2, nothing written) and bad args (exit 2)", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const state = path.join(dir, "state")
+      const store = path.join(dir, "receipts")
+      const args = writeJson(dir, "args.json", settleArgs)
+      const both = yield* runFixture("settle.algal.json", state, args, "--no-receipt", "--store", store)
+      assert.strictEqual(both.exitCode, 2)
+      assert.isFalse(fs.existsSync(store))
+      const bad = writeJson(dir, "bad.json", { src: 3 })
+      const refused = yield* runFixture("settle.algal.json", state, bad, "--no-receipt", "--json")
+      assert.strictEqual(refused.exitCode, 2)
+      assert.include(refused.stderr, "args")
+    }))
+
   it.live("slots persist in the state directory's SQLite between runs", () =>
     Effect.gen(function*() {
       const state = tempDir()

@@ -128,7 +128,12 @@ export const checkValue = (value: Json, decl: Manifest.PortDecl, sizes?: Map<obj
 
 const mismatch = (message: string): Failure => ({ code: "TYPE_MISMATCH", message })
 
-const checkOne = (value: Json, decl: Manifest.PortDecl): Failure | undefined => {
+/**
+ * `check_value` without the byte bound, for one value (not a `many` list): type, labels, schema.
+ *
+ * @internal
+ */
+export const checkOne = (value: Json, decl: Manifest.PortDecl): Failure | undefined => {
   switch (decl.type) {
     case "text":
       return typeof value === "string" ? undefined : mismatch("expected text")
@@ -1246,16 +1251,12 @@ function* runScope(
   return scope
 }
 
-/**
- * Run a compiled program on already-validated args. Yields host store operations.
- *
- * @internal
- */
-export function* execute(
+// The root scope of a run, through to its outcome (a stuck run's failure names the pending cells).
+function* runRoot(
   program: Program.Program,
   args: Readonly<Record<string, Readonly<Record<string, Json>>>>,
   options: ExecOptions
-): Generator<HostOp, Execution, unknown> {
+): Generator<HostOp, { readonly ctx: Ctx; readonly scope: Scope; readonly outcome: Receipt.Outcome }, unknown> {
   const ctx: Ctx = {
     budgets: program.manifest.budgets,
     sizes: new Map(),
@@ -1281,6 +1282,20 @@ export function* execute(
       ctx.failure = { code: "STUCK", message: `cells never resolved: ${pending.join(", ")}`, path: pending[0]! }
     } else outcome = "complete"
   }
+  return { ctx, scope, outcome }
+}
+
+/**
+ * Run a compiled program on already-validated args. Yields host store operations.
+ *
+ * @internal
+ */
+export function* execute(
+  program: Program.Program,
+  args: Readonly<Record<string, Readonly<Record<string, Json>>>>,
+  options: ExecOptions
+): Generator<HostOp, Execution, unknown> {
+  const { ctx, outcome, scope } = yield* runRoot(program, args, options)
   ctx.events.push({ seq: ctx.events.length, kind: "run.end", outcome })
   const body = {
     contract: "algal.run.v1" as const,
@@ -1298,4 +1313,29 @@ export function* execute(
   const digest = Canonical.digestText(Canonical.encodeUnsafe(body))
   const receipt: Receipt.Receipt = { ...body, digest }
   return { receipt, outputs: interfaceOutputs(program, scope) }
+}
+
+/** What a run decided, without its receipt. @internal */
+export interface Evaluated {
+  readonly outcome: Receipt.Outcome
+  readonly outputs: Record<string, Json>
+  readonly work: Receipt.Receipt["work"]
+  readonly failure?: Receipt.Receipt["failure"]
+}
+
+/**
+ * `execute` without the receipt: the same scheduling, outcome, outputs, work and failure, but no
+ * receipt body is built or digested.
+ *
+ * @internal
+ */
+export function* evaluate(
+  program: Program.Program,
+  args: Readonly<Record<string, Readonly<Record<string, Json>>>>,
+  options: ExecOptions
+): Generator<HostOp, Evaluated, unknown> {
+  const { ctx, outcome, scope } = yield* runRoot(program, args, options)
+  const work = { steps: ctx.steps, agentCalls: ctx.agentCalls, units: ctx.work }
+  const outputs = interfaceOutputs(program, scope)
+  return ctx.failure === undefined ? { outcome, outputs, work } : { outcome, outputs, work, failure: ctx.failure }
 }

@@ -36,8 +36,12 @@ export type Measured =
 
 const notJson = (reason: string, frame: Frame): Measured => ({ _tag: "NotJson", reason, path: pathOf(frame) })
 
-// One pass over a string: the UTF-8 length of its JSON form, or -1 when it holds a lone surrogate.
-const stringBytes = (s: string): number => {
+/**
+ * One pass over a string: the UTF-8 length of its JSON form, or -1 when it holds a lone surrogate.
+ *
+ * @internal
+ */
+export const stringBytes = (s: string): number => {
   let n = 2 + s.length
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
@@ -60,6 +64,19 @@ const isPlain = (v: object): boolean => {
   const proto = Object.getPrototypeOf(v)
   return proto === Object.prototype || proto === null
 }
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * `isPlain`, cheaper for the common case: reading `__proto__` through Object.prototype's accessor
+ * is inlined where `Object.getPrototypeOf` is a call. An own `__proto__` property (which shadows
+ * the accessor and could claim anything) and every other prototype take the exact test.
+ *
+ * @internal
+ */
+export const isPlainObject = (v: object): boolean =>
+  ((v as { readonly __proto__?: unknown }).__proto__ === Object.prototype && !hasOwn.call(v, "__proto__")) ||
+  isPlain(v)
 
 /**
  * Whether an arbitrary value's canonical UTF-8 size is within `limit`, stopping at the first non-JSON
@@ -225,9 +242,11 @@ export const exceedsDepth = (input: unknown, start: number, limit: number): bool
 
 // Inputs nested deeper than this take the exact path (the bounds allow 32 levels; 30 keeps the
 // fast path clear of every depth rule whichever way a level is counted).
-const FAST_DEPTH = 30
+/** @internal */
+export const FAST_DEPTH = 30
 // Strings whose canonical form fits this are within string-bytes (UTF-8 ≤ escaped bytes).
-const FAST_STRING = 65_536
+/** @internal */
+export const FAST_STRING = 65_536
 
 class Bail {}
 const bail = new Bail()
@@ -325,6 +344,28 @@ export const admitFast = (
 // would be allocated on every call of a hot path.
 let allowance = 0
 
+// An inline cache of string sizes by walk position. Successive envs of one caller mostly have the
+// same shape, so the n-th key (or short string) of this walk is usually the very string the n-th
+// of the last walk was, and `===` on the same string is a pointer test — cheaper than scanning it
+// again. A different string at a position is scanned and replaces the entry; equal contents give
+// equal sizes, so a hit is always right. Only short strings are kept (bounded memory, cheap misses).
+const CACHE_SLOTS = 256
+const CACHE_MAX_LENGTH = 64
+let cursor = 0
+const cachedStrings: Array<string> = new Array(CACHE_SLOTS).fill("")
+const cachedSizes = new Int32Array(CACHE_SLOTS).fill(2)
+
+// `stringBytes`, through the positional cache.
+const stringBytesAt = (s: string): number => {
+  if (s.length > CACHE_MAX_LENGTH) return stringBytes(s)
+  const slot = cursor++ & (CACHE_SLOTS - 1)
+  if (cachedStrings[slot] === s) return cachedSizes[slot]!
+  const n = stringBytes(s)
+  cachedStrings[slot] = s
+  cachedSizes[slot] = n
+  return n
+}
+
 // The canonical size (upper bound) of a scalar for `admitsAsIs`, or -1 when it does not qualify
 // (numbers at their 25-byte upper bound: printing one is not worth it on this path).
 const scalarAsIs = (u: unknown): number => {
@@ -335,7 +376,7 @@ const scalarAsIs = (u: unknown): number => {
     case "number":
       return Number.isFinite(u) ? 25 : -1
     case "string": {
-      const n = stringBytes(u)
+      const n = stringBytesAt(u)
       if (n < 0 || n > FAST_STRING) return -1
       allowance -= n
       return n
@@ -365,7 +406,7 @@ const containerAsIs = (u: object, depth: number, listLen: number, objectKeys: nu
     }
     return allowance < 0 ? -1 : bytes
   }
-  if (!isPlain(u)) return -1
+  if (!isPlainObject(u)) return -1
   // `for…in` is V8's fastest walk of an object's fields. It also lists enumerable inherited keys
   // (none, unless Object.prototype was polluted): counting those only makes the answer more
   // cautious, never wrong.
@@ -373,7 +414,7 @@ const containerAsIs = (u: object, depth: number, listLen: number, objectKeys: nu
   let bytes = 1
   for (const key in u) {
     count++
-    const k = stringBytes(key)
+    const k = stringBytesAt(key)
     if (k < 0 || k > FAST_STRING || count > objectKeys) return -1
     allowance -= k + 2
     const item: unknown = (u as Record<string, unknown>)[key]
@@ -406,12 +447,13 @@ export const admitsAsIs = (
   objectKeys: number
 ): boolean => {
   try {
-    if (!isPlain(record)) return false
+    if (!isPlainObject(record)) return false
     allowance = limit
+    cursor = 0
     let bytes = keys.length > 1 ? keys.length + 1 : 2
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!
-      const k = stringBytes(key)
+      const k = stringBytesAt(key)
       if (k < 0 || k > FAST_STRING) return false
       const item: unknown = record[key]
       const n = item !== null && typeof item === "object"
@@ -425,5 +467,48 @@ export const admitsAsIs = (
   } catch {
     // an input whose reading throws: the exact path decides
     return false
+  }
+}
+
+/**
+ * Start a series of `valueAsIs` walks (one caller's inputs): the positional string cache counts
+ * from here.
+ *
+ * @internal
+ */
+export const beginAsIs = (): void => {
+  cursor = 0
+}
+
+/**
+ * One value under `admitsAsIs`'s conditions, as if it were an env entry (level 1): its canonical
+ * size (the same upper bound), or -1 when it does not qualify or passes `limit`. Never throws.
+ *
+ * @internal
+ */
+export const valueAsIs = (value: unknown, limit: number, listLen: number, objectKeys: number): number =>
+  valueAsIsAt(value, 1, limit, listLen, objectKeys)
+
+/**
+ * `valueAsIs` of a value found at `depth` (an env entry is at 1).
+ *
+ * @internal
+ */
+export const valueAsIsAt = (
+  value: unknown,
+  depth: number,
+  limit: number,
+  listLen: number,
+  objectKeys: number
+): number => {
+  try {
+    allowance = limit
+    const n = value !== null && typeof value === "object"
+      ? containerAsIs(value, depth, listLen, objectKeys)
+      : scalarAsIs(value)
+    return n > limit ? -1 : n
+  } catch {
+    // a value whose reading throws: the exact path decides
+    return -1
   }
 }

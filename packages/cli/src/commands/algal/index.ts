@@ -372,6 +372,18 @@ const summary = (result: Runtime.RunResult): string => {
   return lines.join("\n")
 }
 
+const evaluationSummary = (evaluation: Runtime.Evaluation): string =>
+  [
+    `outcome  ${evaluation.outcome} (no receipt)`,
+    `work     steps=${evaluation.work.steps} agentCalls=${evaluation.work.agentCalls} units=${evaluation.work.units}`,
+    ...(evaluation.failure === undefined
+      ? []
+      : [`failure  ${evaluation.failure.code} at ${evaluation.failure.path}: ${evaluation.failure.message}`]),
+    ...(Object.keys(evaluation.outputs).length === 0
+      ? []
+      : ["outputs:", ...Object.entries(evaluation.outputs).map(([k, v]) => `  ${k} = ${Canonical.encodeUnsafe(v)}`)])
+  ].join("\n")
+
 const run = Command.make(
   "run",
   {
@@ -389,10 +401,18 @@ const run = Command.make(
       Options.withDescription(
         "Admit under the managed-controller profile and suspend at each agent cell (resume with --response)"
       )
+    ),
+    noReceipt: Options.boolean("no-receipt").pipe(
+      Options.withDescription(
+        "Decide only: print the outcome, outputs and work without building a receipt (nothing to store or verify)"
+      )
     )
   },
-  ({ args, file, interface: named, json, managed, manifests, responses, stateDir, store }) =>
+  ({ args, file, interface: named, json, managed, manifests, noReceipt, responses, stateDir, store }) =>
     Effect.gen(function*() {
+      if (noReceipt && Option.isSome(store)) {
+        return yield* cannotRun("usage", "--store keeps receipts: it cannot be used with --no-receipt")
+      }
       const program = managed ? yield* managedProgram(file) : (yield* compileFile(file, manifests)).program
       const argsFile = Option.getOrUndefined(args)
       const runArgs = argsFile === undefined ? {} : yield* readJson(argsFile)
@@ -400,6 +420,16 @@ const run = Command.make(
         ? [...(yield* executorsFor(responses)), Executor.managed()]
         : yield* executorsFor(responses)
       const runtime = yield* AlgalRuntime.AlgalRuntime
+      if (noReceipt) {
+        const evaluation = yield* runtime.evaluate(program, runArgs, { interface: named, executors }).pipe(
+          Effect.mapError(fromAlgal(argsFile ?? "args"))
+        )
+        yield* Output.result(json, evaluation, evaluationSummary)
+        if (evaluation.outcome !== "complete") {
+          return yield* new NegativeResult({ reason: `run ${evaluation.outcome}` })
+        }
+        return
+      }
       const result = yield* runtime.run(program, runArgs, { interface: named, executors }).pipe(
         Effect.mapError(fromAlgal(argsFile ?? "args"))
       )
