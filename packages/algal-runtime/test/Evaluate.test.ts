@@ -180,6 +180,14 @@ describe("Runtime.evaluateSync", () => {
       evaluated = error
     }
     assert.deepStrictEqual(evaluated instanceof Error, ran instanceof Error)
+    // huge and deep: refused or failed exactly as the run does, without a crash or a hang
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i++) deep = { a: deep }
+    const big = { k: "x".repeat(70_000) }
+    const shared = Array.from({ length: 1_024 }, () => big)
+    for (const features of [deep, shared, { list: Array.from({ length: 5_000 }, (_, i) => i) }]) {
+      agree(settle, { src: { ...settleArgs({}).src, features } })
+    }
     const proto = Object.prototype as Record<string, unknown>
     try {
       proto.polluted = 1
