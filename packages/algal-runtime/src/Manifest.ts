@@ -29,7 +29,7 @@ import * as Either from "effect/Either"
 import * as AlgalError from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
 import { Issue } from "./internal/issue.js"
-import { firstNonIntegerLexeme } from "./internal/numberLexemes.js"
+import { bundleNonIntegerLexemes, firstNonIntegerLexeme, type Found } from "./internal/numberLexemes.js"
 import * as internal from "./internal/parse.js"
 
 /**
@@ -476,14 +476,65 @@ export const parseText = Effect.fn("Manifest.parseText")(function*(text: string)
   if (json._tag === "Left") return yield* AlgalError.invalid(`invalid JSON: ${json.left.message}`, "$")
   const manifest = yield* parse(json.right)
   const found = firstNonIntegerLexeme(text)
-  if (found !== undefined) {
-    const shown = found.lexeme.length > 32 ? `${found.lexeme.slice(0, 32)}…` : found.lexeme
-    return yield* AlgalError.invalid(
-      `expected non-negative integer: the value must be written as an integer literal, got ${shown}`,
-      found.path
-    )
-  }
+  if (found !== undefined) return yield* nonIntegerLiteral(found)
   return manifest
+})
+
+const nonIntegerLiteral = (found: Found): AlgalError.AlgalError => {
+  const shown = found.lexeme.length > 32 ? `${found.lexeme.slice(0, 32)}…` : found.lexeme
+  return AlgalError.invalid(
+    `expected non-negative integer: the value must be written as an integer literal, got ${shown}`,
+    found.path
+  )
+}
+
+/**
+ * What an `algal.bundle.v1` text holds: the manifests that parse, and each entry that does not,
+ * by its key in `manifests`, with the error (its path inside the bundle).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BundleContents {
+  readonly manifests: ReadonlyArray<Manifest>
+  readonly rejected: ReadonlyArray<{ readonly key: string; readonly error: AlgalError.AlgalError }>
+}
+
+/**
+ * Read an `algal.bundle.v1` text (`{"contract":"algal.bundle.v1","manifests":{<digest>: manifest}}`)
+ * with each manifest read as written, as `parseText` reads one: an entry with an integer field
+ * written `6.0` is rejected like a manifest file with it (ADR 0394). Fails only when the text is
+ * not JSON or not a bundle; entries that do not parse are listed in `rejected`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const parseBundleText = Effect.fn("Manifest.parseBundleText")(function*(text: string) {
+  const json = Canonical.parse(text)
+  if (json._tag === "Left") return yield* AlgalError.invalid(`invalid JSON: ${json.left.message}`, "$")
+  const bundle = json.right
+  if (typeof bundle !== "object" || bundle === null || Array.isArray(bundle)) {
+    return yield* AlgalError.invalid("a bundle must be an object", "$")
+  }
+  if ((bundle as Record<string, Json>).contract !== "algal.bundle.v1") {
+    return yield* AlgalError.invalid("expected contract algal.bundle.v1", "$.contract")
+  }
+  const entries = (bundle as Record<string, Json>).manifests
+  if (typeof entries !== "object" || entries === null || Array.isArray(entries)) {
+    return yield* AlgalError.invalid("bundle manifests must be an object of manifests by digest", "$.manifests")
+  }
+  const lexemes = bundleNonIntegerLexemes(text)
+  const manifests: Array<Manifest> = []
+  const rejected: Array<{ readonly key: string; readonly error: AlgalError.AlgalError }> = []
+  for (const [key, value] of Object.entries(entries)) {
+    const found = lexemes.get(key)
+    const parsed = parseSync(value)
+    if (!parsed.ok) rejected.push({ key, error: parsed.error })
+    else if (found !== undefined) rejected.push({ key, error: nonIntegerLiteral(found) })
+    else manifests.push(parsed.manifest)
+  }
+  const contents: BundleContents = { manifests, rejected }
+  return contents
 })
 
 /**

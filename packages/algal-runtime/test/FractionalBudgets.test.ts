@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { firstNonIntegerLexeme } from "../src/internal/numberLexemes.js"
+import { bundleNonIntegerLexemes, firstNonIntegerLexeme } from "../src/internal/numberLexemes.js"
 import * as Manifest from "../src/Manifest.js"
 import { examplesDir, fixturesDir, parseOk } from "./helpers.js"
 
@@ -235,4 +235,49 @@ describe("the lexeme scanner (internal)", () => {
     assert.strictEqual(firstNonIntegerLexeme(`[1.0]`), undefined)
     assert.strictEqual(firstNonIntegerLexeme(`6.0`), undefined)
   })
+
+  it("finds, per bundled manifest, its first offending field", () => {
+    const good = `{"budgets":{"maxSteps":6},"cells":[]}`
+    const bad = `{"cells":[{"k":2.0}],"budgets":{"maxSteps":6.0}}`
+    const text =
+      `{"contract":"algal.bundle.v1","note":{"budgets":{"maxSteps":1.0}},"manifests":{"a":${good},"b":${bad}}}`
+    assert.deepStrictEqual(
+      [...bundleNonIntegerLexemes(text)],
+      [["b", { path: "$.manifests.b.cells[0].k", lexeme: "2.0" }]]
+    )
+    assert.strictEqual(bundleNonIntegerLexemes(`{"manifests":[1.0]}`).size, 0)
+  })
+})
+
+describe("Manifest.parseBundleText", () => {
+  const manifest = (maxSteps: string, key = "organism:a") =>
+    `{"contract":"algal.organism.v1","key":"${key}","name":"A","budgets":{"maxSteps":${maxSteps}},` +
+    `"cells":[{"id":"in","kind":"input","outputs":{"v":"json"}}]}`
+
+  it.effect("reads each manifest as written: a 6.0 entry is rejected with its path, the others parse", () =>
+    Effect.gen(function*() {
+      const text = `{"contract":"algal.bundle.v1","manifests":{"good":${manifest("6", "organism:good")},` +
+        `"fractional":${manifest("6.0")},"broken":{"contract":"nope"}}}`
+      const contents = yield* Manifest.parseBundleText(text)
+      assert.deepStrictEqual(contents.manifests.map((m) => m.key), ["organism:good"])
+      assert.deepStrictEqual(contents.rejected.map((r) => [r.key, r.error.code, r.error.path]), [
+        ["fractional", "PARSE_FAILED", "$.manifests.fractional.budgets.maxSteps"],
+        ["broken", "PARSE_FAILED", contents.rejected[1]!.error.path]
+      ])
+    }))
+
+  it.effect("fails on text that is not a bundle, naming where", () =>
+    Effect.gen(function*() {
+      for (
+        const [text, at] of [
+          ["{", "$"],
+          ["[]", "$"],
+          [`{"contract":"algal.organism.v1"}`, "$.contract"],
+          [`{"contract":"algal.bundle.v1","manifests":[]}`, "$.manifests"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(Manifest.parseBundleText(text))
+        assert.strictEqual(error.path, at)
+      }
+    }))
 })

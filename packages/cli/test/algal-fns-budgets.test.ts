@@ -155,4 +155,25 @@ describe("steward algal: budgets written as fractions", () => {
       assert.strictEqual(refused.exitCode, 2)
       assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
     }))
+
+  it.live("a bundled manifest written with \"maxSteps\": N.0 is refused the same way; the rest of the bundle resolves", () =>
+    Effect.gen(function*() {
+      const fixtures = path.join(import.meta.dirname, "fixtures", "algal")
+      const dir = tempDir()
+      const inbox = path.join(dir, "inbox.algal.json")
+      fs.copyFileSync(path.join(fixtures, "inbox.algal.json"), inbox)
+      const triage = fs.readFileSync(path.join(fixtures, "triage.algal.json"), "utf8")
+      const digest = (yield* runCli(["algal", "digest", path.join(fixtures, "triage.algal.json")])).stdout.trim()
+      const bundle = (manifest: string) =>
+        `{"contract":"algal.bundle.v1","manifests":{"${digest}":${manifest},"other":{"not":"a manifest"}}}`
+      fs.writeFileSync(path.join(dir, "triage.bundle.json"), bundle(triage))
+      const ok = yield* runCli(["algal", "check", "--json", inbox])
+      assert.strictEqual(ok.exitCode, 0, ok.stderr)
+      const fractional = triage.replace(/"maxSteps":\s*(\d+)/, (_, n) => `"maxSteps": ${n}.0`)
+      assert.notStrictEqual(fractional, triage)
+      fs.writeFileSync(path.join(dir, "triage.bundle.json"), bundle(fractional))
+      const refused = yield* runCli(["algal", "check", "--json", inbox])
+      assert.strictEqual(refused.exitCode, 2)
+      assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
+    }))
 })

@@ -45,8 +45,11 @@ const rootPattern: Pattern = {
   ])
 }
 
-/** A number found at an integer position. */
-interface Found {
+/** An `algal.bundle.v1`: manifests keyed by digest. */
+const bundlePattern: Pattern = { keys: new Map<string, Pattern>([["manifests", { any: rootPattern }]]) }
+
+/** A number found at an integer position. @internal */
+export interface Found {
   readonly path: string
   readonly lexeme: string
 }
@@ -67,7 +70,45 @@ const integerLexeme = /^(?:0|[1-9][0-9]*)$/
  *
  * @internal
  */
-export const firstNonIntegerLexeme = (text: string): Found | undefined => {
+export const firstNonIntegerLexeme = (text: string): Found | undefined => firstIn(scanText(text, rootPattern, "$"))
+
+/**
+ * For each manifest of an `algal.bundle.v1` text (by its key in `manifests`) with an integer field
+ * not written as an integer literal, the first such field (each fails to parse in the original).
+ *
+ * @internal
+ */
+export const bundleNonIntegerLexemes = (text: string): ReadonlyMap<string, Found> => {
+  const found = new Map<string, Found>()
+  const tree = scanText(text, bundlePattern, "$")
+  const manifests = tree instanceof Map ? tree.get("manifests") : undefined
+  if (manifests instanceof Map) {
+    for (const [key, entry] of manifests) {
+      const first = firstIn(entry)
+      if (first !== undefined) found.set(key, first)
+    }
+  }
+  return found
+}
+
+// The first non-integer lexeme of a shadow tree (only tracked positions), in document order.
+const firstIn = (tree: Entry): Found | undefined => {
+  const stack: Array<Entry> = [tree]
+  while (stack.length > 0) {
+    const entry = stack.pop()
+    if (entry === undefined) continue
+    if (entry instanceof Map) {
+      const children = Array.from(entry.values())
+      for (let k = children.length - 1; k >= 0; k--) stack.push(children[k])
+      continue
+    }
+    if (!integerLexeme.test(entry.lexeme)) return entry
+  }
+  return undefined
+}
+
+// Scan `text` (valid JSON) along `pattern`: the shadow tree of the numbers at integer positions.
+const scanText = (text: string, pattern: Pattern, at: string): Entry => {
   let i = 0
   const n = text.length
 
@@ -209,18 +250,5 @@ export const firstNonIntegerLexeme = (text: string): Found | undefined => {
     return undefined
   }
 
-  const tree = scan(rootPattern, "$")
-  // Walk the shadow tree (only tracked positions) iteratively, in document order.
-  const stack: Array<Entry> = [tree]
-  while (stack.length > 0) {
-    const entry = stack.pop()
-    if (entry === undefined) continue
-    if (entry instanceof Map) {
-      const children = Array.from(entry.values())
-      for (let k = children.length - 1; k >= 0; k--) stack.push(children[k])
-      continue
-    }
-    if (!integerLexeme.test(entry.lexeme)) return entry
-  }
-  return undefined
+  return scan(pattern, at)
 }

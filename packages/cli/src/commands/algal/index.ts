@@ -85,8 +85,8 @@ const parseManifest = (file: string) =>
 
 /**
  * Embedded manifests for organism/repeat/each cells: every `*.algal.json` and `*.bundle.json`
- * (`algal.bundle.v1`) in a directory, by digest. Unreadable or invalid files are ignored; a
- * `*.algal.json` file is read as written (integer literals checked), a bundle as a value.
+ * (`algal.bundle.v1`) in a directory, by digest. Unreadable or invalid files and bundle entries are
+ * ignored; every manifest is read as written (integer literals checked, ADR 0394).
  *
  * @since 0.1.0
  * @category io
@@ -102,23 +102,19 @@ export const loadManifests = Effect.fn("algal.loadManifests")(function*(dir: str
       maxSiblings
     )
   ) {
-    if (name.endsWith(".algal.json")) {
-      // read as written, so a sibling with `"maxSteps": 6.0` is refused like the file itself (ADR 0394)
-      const parsed = yield* readText(path.join(dir, name)).pipe(Effect.flatMap(Manifest.parseText), Effect.option)
-      if (Option.isSome(parsed)) found.push(parsed.value)
-      continue
+    // every manifest is read as written, so a `"maxSteps": 6.0` is refused like the file itself (ADR 0394)
+    const text = yield* readText(path.join(dir, name)).pipe(Effect.option)
+    if (Option.isNone(text)) continue
+    if (name.endsWith(".bundle.json")) {
+      const bundle = yield* Manifest.parseBundleText(text.value).pipe(Effect.option)
+      if (Option.isSome(bundle)) {
+        found.push(...bundle.value.manifests)
+        continue
+      }
     }
-    const json = yield* readJson(path.join(dir, name)).pipe(Effect.option)
-    if (Option.isNone(json)) continue
-    const value = json.value as { contract?: unknown; manifests?: unknown }
-    const candidates = name.endsWith(".bundle.json") && value.contract === "algal.bundle.v1" &&
-        typeof value.manifests === "object" && value.manifests !== null
-      ? Object.values(value.manifests as Record<string, unknown>)
-      : [json.value]
-    for (const candidate of candidates) {
-      const parsed = Manifest.parseSync(candidate)
-      if (parsed.ok) found.push(parsed.manifest)
-    }
+    // a `*.algal.json`, or a `*.bundle.json` holding one manifest rather than a bundle
+    const parsed = yield* Manifest.parseText(text.value).pipe(Effect.option)
+    if (Option.isSome(parsed)) found.push(parsed.value)
   }
   return Program.resolverOf(found)
 })
