@@ -138,41 +138,46 @@ describe("steward algal: budgets written as fractions", () => {
       }
     }))
 
+  // A directory with the inbox organism, whose embedded triage manifest `place` writes (as a
+  // sibling file or inside a bundle); `fractional` is the triage text with `"maxSteps": N.0`.
+  const inboxWith = (place: (dir: string, triage: string) => void) => {
+    const fixtures = path.join(import.meta.dirname, "fixtures", "algal")
+    const dir = tempDir()
+    const inbox = path.join(dir, "inbox.algal.json")
+    fs.copyFileSync(path.join(fixtures, "inbox.algal.json"), inbox)
+    const triage = fs.readFileSync(path.join(fixtures, "triage.algal.json"), "utf8")
+    const fractional = triage.replace(/"maxSteps":\s*(\d+)/, (_, n) => `"maxSteps": ${n}.0`)
+    assert.notStrictEqual(fractional, triage)
+    place(dir, triage)
+    return { check: () => runCli(["algal", "check", "--json", inbox]), dir, fractional, triage }
+  }
+
   it.live("a sibling manifest written with \"maxSteps\": N.0 is refused like the file itself: its digest no longer resolves", () =>
     Effect.gen(function*() {
-      const fixtures = path.join(import.meta.dirname, "fixtures", "algal")
-      const dir = tempDir()
-      const inbox = path.join(dir, "inbox.algal.json")
-      fs.copyFileSync(path.join(fixtures, "inbox.algal.json"), inbox)
-      const triage = fs.readFileSync(path.join(fixtures, "triage.algal.json"), "utf8")
-      fs.writeFileSync(path.join(dir, "triage.algal.json"), triage)
-      const ok = yield* runCli(["algal", "check", "--json", inbox])
+      const sibling = (dir: string, text: string) => fs.writeFileSync(path.join(dir, "triage.algal.json"), text)
+      const { check, dir, fractional } = inboxWith(sibling)
+      const ok = yield* check()
       assert.strictEqual(ok.exitCode, 0, ok.stderr)
-      const fractional = triage.replace(/"maxSteps":\s*(\d+)/, (_, n) => `"maxSteps": ${n}.0`)
-      assert.notStrictEqual(fractional, triage)
-      fs.writeFileSync(path.join(dir, "triage.algal.json"), fractional)
-      const refused = yield* runCli(["algal", "check", "--json", inbox])
+      sibling(dir, fractional)
+      const refused = yield* check()
       assert.strictEqual(refused.exitCode, 2)
       assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
     }))
 
   it.live("a bundled manifest written with \"maxSteps\": N.0 is refused the same way; the rest of the bundle resolves", () =>
     Effect.gen(function*() {
-      const fixtures = path.join(import.meta.dirname, "fixtures", "algal")
-      const dir = tempDir()
-      const inbox = path.join(dir, "inbox.algal.json")
-      fs.copyFileSync(path.join(fixtures, "inbox.algal.json"), inbox)
-      const triage = fs.readFileSync(path.join(fixtures, "triage.algal.json"), "utf8")
-      const digest = (yield* runCli(["algal", "digest", path.join(fixtures, "triage.algal.json")])).stdout.trim()
-      const bundle = (manifest: string) =>
-        `{"contract":"algal.bundle.v1","manifests":{"${digest}":${manifest},"other":{"not":"a manifest"}}}`
-      fs.writeFileSync(path.join(dir, "triage.bundle.json"), bundle(triage))
-      const ok = yield* runCli(["algal", "check", "--json", inbox])
+      const fixture = path.join(import.meta.dirname, "fixtures", "algal", "triage.algal.json")
+      const digest = (yield* runCli(["algal", "digest", fixture])).stdout.trim()
+      const bundled = (dir: string, text: string) =>
+        fs.writeFileSync(
+          path.join(dir, "triage.bundle.json"),
+          `{"contract":"algal.bundle.v1","manifests":{"${digest}":${text},"other":{"not":"a manifest"}}}`
+        )
+      const { check, dir, fractional } = inboxWith(bundled)
+      const ok = yield* check()
       assert.strictEqual(ok.exitCode, 0, ok.stderr)
-      const fractional = triage.replace(/"maxSteps":\s*(\d+)/, (_, n) => `"maxSteps": ${n}.0`)
-      assert.notStrictEqual(fractional, triage)
-      fs.writeFileSync(path.join(dir, "triage.bundle.json"), bundle(fractional))
-      const refused = yield* runCli(["algal", "check", "--json", inbox])
+      bundled(dir, fractional)
+      const refused = yield* check()
       assert.strictEqual(refused.exitCode, 2)
       assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
     }))
