@@ -1,0 +1,14 @@
+/**
+ * `@steward/harness-sessions`: governed agent sessions. Each request becomes a run that calls a
+ * model, executes the tool calls governance allows, lets certified reflexes continue stopped-short
+ * turns, and settles with a status and a checkpoint, all in one ordered, persisted event stream.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The package's one error type.
+ *
+ * @since 0.1.0
+ */
+export * as HarnessError from "./HarnessError.js"
