@@ -192,7 +192,11 @@ export const migrations = Migrator.fromRecord({
   })
 })
 
-const runMigrations = Migrator.make({})({ loader: migrations, table: "governance_rules_migrations" })
+const runMigrations = Migrator.make({})({ loader: migrations, table: "governance_rules_migrations" }).pipe(
+  // Two processes migrating one PostgreSQL database at once can race to create the migrations
+  // table; the loser's retry finds it and waits on the migrator's table lock.
+  Effect.retry({ times: 2 })
+)
 
 const storeError = (what: string) => (error: SqlError | Migrator.MigrationError | { readonly message: string }) =>
   GovernanceError.make("evidence-store", `evidence store: ${what} failed: ${error.message}`)

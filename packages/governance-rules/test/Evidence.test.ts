@@ -1,12 +1,13 @@
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { assert, describe, it } from "@effect/vitest"
+import { SqlBackends } from "@steward/testing"
 import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
 import * as path from "node:path"
 import { Evidence } from "../src/index.js"
 import { tempWorkspace } from "./helpers.js"
 
-const contract = (name: string, make: () => Layer.Layer<Evidence.EvidenceLog>) =>
-  describe(name, () => {
+const contract = (name: string, make: () => Layer.Layer<Evidence.EvidenceLog>, skip?: string) =>
+  describe.skipIf(skip !== undefined)(name, () => {
     it.effect("appends in seq order with Clock time, reads back by run and from a seq", () =>
       Effect.gen(function*() {
         const log = yield* Evidence.EvidenceLog
@@ -59,6 +60,13 @@ contract(
   "Evidence.layerSql (SQLite)",
   () => Evidence.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)
 )
+for (const backend of SqlBackends.all.filter((b) => b.name === "PostgreSQL")) {
+  contract(
+    `Evidence.layerSql (${backend.name}) ${backend.skip ?? ""}`,
+    () => Evidence.layerSql.pipe(Layer.provide(backend.layer()), Layer.orDie),
+    backend.skip
+  )
+}
 
 describe("Evidence.layerSql persistence", () => {
   it.live("events survive reopening the database; migrations run once", () =>

@@ -25,5 +25,8 @@ const loader = Migrator.fromRecord({
 
 /** @internal */
 export const migrate = Migrator.make({})({ loader, table: "algal_runtime_migrations" }).pipe(
+  // Two stores (or two processes) migrating one PostgreSQL database at once can race to create
+  // the migrations table; the loser's retry finds it and waits on the migrator's table lock.
+  Effect.retry({ times: 2 }),
   Effect.mapError((error) => AlgalError.make("IO_FAILED", `algal-runtime migrations failed: ${error.message}`))
 )
