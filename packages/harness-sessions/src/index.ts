@@ -12,3 +12,10 @@
  * @since 0.1.0
  */
 export * as HarnessError from "./HarnessError.js"
+
+/**
+ * Tools a session's model may call (each named for governance), and the default toolkit.
+ *
+ * @since 0.1.0
+ */
+export * as Tools from "./Tools.js"

@@ -1,0 +1,183 @@
+/**
+ * `read`, `write` and `edit`: files inside the workspace through the platform `FileSystem`.
+ * Every refusal names the path and says what to do instead, because the model reads it.
+ *
+ * @internal
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as HarnessError from "../../HarnessError.js"
+import type * as Tools from "../../Tools.js"
+import { bound } from "./output.js"
+import * as Paths from "./paths.js"
+
+const PathField = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096)).annotations({
+  description: "File path, relative to the workspace root (or absolute inside it)"
+})
+
+/** The resource governance decides for a file call: the path as the workspace sees it. */
+const governed = (workspace: string, raw: string): string =>
+  raw.startsWith("/") ? raw : `${workspace.replace(/\/+$/, "")}/${raw}`
+
+const failure = (output: string): Tools.ToolResult => ({ ok: false, output })
+
+const ioError = (what: string) => (error: unknown) =>
+  new HarnessError.HarnessError({ code: "TOOL_FAILED", message: `${what}: ${String(error)}` })
+
+type FileEnv = FileSystem.FileSystem | Path.Path
+
+/** Resolve, then run `body` on an existing regular file (or explain why not). */
+const withFile = (
+  context: Tools.ToolContext,
+  raw: string,
+  body: (file: Paths.Resolved) => Effect.Effect<Tools.ToolResult, HarnessError.HarnessError, FileEnv>
+): Effect.Effect<Tools.ToolResult, HarnessError.HarnessError, FileEnv> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const resolved = yield* Paths.resolve(context.workspace, raw)
+    if (Either.isLeft(resolved)) return failure(resolved.left)
+    const file = resolved.right
+    const info = yield* fs.stat(file.absolute).pipe(Effect.option)
+    if (info._tag === "None") return failure(`${file.relative} does not exist; check the path (list it with shell)`)
+    if (info.value.type === "Directory") return failure(`${file.relative} is a directory, not a file`)
+    if (info.value.type !== "File") return failure(`${file.relative} is not a regular file`)
+    return yield* body(file)
+  })
+
+const readText = (file: Paths.Resolved) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file.absolute)).pipe(
+    Effect.mapError(ioError(`reading ${file.relative}`))
+  )
+
+/** @internal */
+export const readFields = {
+  path: PathField,
+  offset: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "First line to return (1-based)" })
+  ),
+  limit: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 20_000)).annotations({ description: "How many lines to return" })
+  )
+}
+
+/** @internal */
+export const read: Tools.Tool<typeof readFields, FileEnv> = {
+  name: "read",
+  description: "Read a text file in the workspace. Use offset and limit (lines) for a window of a large file.",
+  input: Schema.Struct(readFields),
+  governance: (input, context) => ({ tool: "read", paths: [governed(context.workspace, input.path)] }),
+  execute: (input, context) =>
+    withFile(context, input.path, (file) =>
+      Effect.gen(function*() {
+        const text = yield* readText(file)
+        if (text.includes("\0")) return failure(`${file.relative} is a binary file; read it with a shell tool instead`)
+        const lines = text.split("\n")
+        const start = (input.offset ?? 1) - 1
+        if (start > 0 && start >= lines.length) {
+          return failure(`${file.relative} has ${lines.length} lines; offset ${input.offset} is past the end`)
+        }
+        const window = lines.slice(start, input.limit === undefined ? undefined : start + input.limit)
+        const cut = start > 0 || start + window.length < lines.length
+        const shown = bound(window.join("\n"))
+        const note = cut ? `\n[lines ${start + 1}–${start + window.length} of ${lines.length}]` : ""
+        return {
+          ok: true,
+          output: shown.text + note,
+          ...(shown.truncated ? { truncated: true } : {})
+        }
+      }))
+}
+
+/** @internal */
+export const writeFields = {
+  path: PathField,
+  content: Schema.String.pipe(Schema.maxLength(5_000_000)).annotations({ description: "The whole new file content" })
+}
+
+/** @internal */
+export const write: Tools.Tool<typeof writeFields, FileEnv> = {
+  name: "write",
+  description: "Create a file in the workspace, or replace its whole content. Parent directories are created.",
+  input: Schema.Struct(writeFields),
+  governance: (input, context) => ({ tool: "write", paths: [governed(context.workspace, input.path)] }),
+  execute: (input, context) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const resolved = yield* Paths.resolve(context.workspace, input.path)
+      if (Either.isLeft(resolved)) return failure(resolved.left)
+      const file = resolved.right
+      const info = yield* fs.stat(file.absolute).pipe(Effect.option)
+      if (info._tag === "Some" && info.value.type !== "File") {
+        return failure(`${file.relative} exists and is not a regular file; choose another path`)
+      }
+      const dir = (yield* Path.Path).dirname(file.absolute)
+      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioError(`creating ${dir}`)))
+      yield* fs.writeFileString(file.absolute, input.content).pipe(Effect.mapError(ioError(`writing ${file.relative}`)))
+      const bytes = new TextEncoder().encode(input.content).length
+      return {
+        ok: true,
+        output: `${info._tag === "Some" ? "replaced" : "created"} ${file.relative} (${bytes} bytes)`,
+        filesTouched: [file.relative]
+      }
+    })
+}
+
+/** @internal */
+export const editFields = {
+  path: PathField,
+  oldString: Schema.String.pipe(Schema.maxLength(1_000_000)).annotations({
+    description: "Exact text to replace, including whitespace and indentation"
+  }),
+  newString: Schema.String.pipe(Schema.maxLength(1_000_000)).annotations({ description: "Replacement text" }),
+  replaceAll: Schema.optional(Schema.Boolean.annotations({ description: "Replace every occurrence" }))
+}
+
+const count = (haystack: string, needle: string): number => {
+  let n = 0
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) n++
+  return n
+}
+
+/** @internal */
+export const edit: Tools.Tool<typeof editFields, FileEnv> = {
+  name: "edit",
+  description:
+    "Replace exact text in an existing file. oldString must occur exactly once (add surrounding lines to make it unique) unless replaceAll is true.",
+  input: Schema.Struct(editFields),
+  governance: (input, context) => ({ tool: "write", paths: [governed(context.workspace, input.path)] }),
+  execute: (input, context) =>
+    withFile(context, input.path, (file) =>
+      Effect.gen(function*() {
+        if (input.oldString === "") {
+          return failure(`oldString is empty; to create or replace ${file.relative} use write`)
+        }
+        if (input.oldString === input.newString) {
+          return failure("oldString and newString are identical; nothing to change")
+        }
+        const text = yield* readText(file)
+        const found = count(text, input.oldString)
+        if (found === 0) {
+          return failure(
+            `oldString was not found in ${file.relative}; read the file and copy the exact text (whitespace included)`
+          )
+        }
+        if (found > 1 && input.replaceAll !== true) {
+          return failure(
+            `oldString occurs ${found} times in ${file.relative}; include more surrounding text to make it unique, or set replaceAll`
+          )
+        }
+        const next = input.replaceAll === true
+          ? text.split(input.oldString).join(input.newString)
+          : text.replace(input.oldString, () => input.newString)
+        const fs = yield* FileSystem.FileSystem
+        yield* fs.writeFileString(file.absolute, next).pipe(Effect.mapError(ioError(`writing ${file.relative}`)))
+        return {
+          ok: true,
+          output: `replaced ${found} occurrence${found === 1 ? "" : "s"} in ${file.relative}`,
+          filesTouched: [file.relative]
+        }
+      }))
+}

@@ -1,0 +1,137 @@
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Policy, ShellParser } from "@steward/governance-rules"
+import { Effect, Layer, type Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { HarnessError, Tools } from "../src/index.js"
+
+const workspace = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-tools-")))
+const context = (dir: string): Tools.ToolContext => ({ workspace: dir, runId: "r1", callId: "c1" })
+
+const run = <F extends Schema.Struct.Fields, R>(tool: Tools.Tool<F, R>, input: unknown, dir: string) =>
+  Effect.flatMap(Tools.decodeInput(tool, input), (decoded) => tool.execute(decoded, context(dir)))
+
+const env = Layer.mergeAll(NodeContext.layer, NodeHttpClient.layerUndici, Tools.layerAskUserUnavailable)
+
+describe("Tools", () => {
+  it("the default toolkit has the seven tools, in order", () => {
+    assert.deepStrictEqual(Tools.defaults.map((t) => t.name), [
+      "shell",
+      "read",
+      "write",
+      "edit",
+      "todo_write",
+      "ask_user",
+      "fetch"
+    ])
+  })
+
+  it("each tool names its governance action and resource", () => {
+    const ctx = context("/ws")
+    assert.deepStrictEqual(Tools.shell.governance({ command: "npm test" }, ctx), { tool: "shell", command: "npm test" })
+    assert.deepStrictEqual(Tools.read.governance({ path: "src/a.ts" }, ctx), { tool: "read", paths: ["/ws/src/a.ts"] })
+    assert.deepStrictEqual(Tools.write.governance({ path: "/ws/b", content: "" }, ctx), {
+      tool: "write",
+      paths: ["/ws/b"]
+    })
+    assert.deepStrictEqual(Tools.edit.governance({ path: "c", oldString: "a", newString: "b" }, ctx), {
+      tool: "write",
+      paths: ["/ws/c"]
+    })
+    assert.deepStrictEqual(Tools.todoWrite.governance({ todos: [] }, ctx), { tool: "mcp", name: "todo_write" })
+    assert.deepStrictEqual(Tools.askUser.governance({ question: "?" }, ctx), { tool: "mcp", name: "ask_user" })
+    assert.deepStrictEqual(Tools.fetch.governance({ url: "https://example.com/x" }, ctx), {
+      tool: "fetch",
+      url: "https://example.com/x"
+    })
+  })
+
+  const governed = workspace()
+  it.effect("governance decides the mapped calls: a .env read is not allowed, a workspace write is", () =>
+    Effect.gen(function*() {
+      const dir = governed
+      const engine = yield* Policy.PolicyEngine
+      const secret = yield* engine.decide(Tools.read.governance({ path: ".env" }, context(dir)))
+      assert.notStrictEqual(secret.decision, "allow")
+      assert.strictEqual(secret.citation.action, "read")
+      const source = yield* engine.decide(Tools.write.governance({ path: "src/x.ts", content: "" }, context(dir)))
+      assert.strictEqual(source.decision, "allow")
+      assert.strictEqual(source.citation.action, "write")
+    }).pipe(
+      Effect.provide(
+        Policy.layer({ level: "execute", workspace: governed }).pipe(
+          Layer.provide(ShellParser.layer),
+          Layer.orDie
+        )
+      )
+    ))
+
+  it.effect("bad input is a typed INVALID_INPUT naming the tool and the field", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Tools.decodeInput(Tools.edit, { path: "a", oldString: 1, newString: "b" }))
+      assert.instanceOf(error, HarnessError.HarnessError)
+      assert.strictEqual(error.code, "INVALID_INPUT")
+      assert.include(error.message, "tool edit")
+      assert.include(error.message, "oldString")
+      const extra = yield* Effect.flip(Tools.decodeInput(Tools.read, { path: "a", bogus: true }))
+      assert.include(extra.message, "bogus")
+    }))
+
+  describe("shell", () => {
+    it("budget: 120 s by default, 300 s without a reason, 900 s at most", () => {
+      assert.deepStrictEqual(Tools.shellBudget(undefined, undefined), { seconds: 120 })
+      assert.deepStrictEqual(Tools.shellBudget(45, undefined), { seconds: 45 })
+      assert.deepStrictEqual(Tools.shellBudget(300, undefined), { seconds: 300 })
+      const capped = Tools.shellBudget(600, undefined)
+      assert.strictEqual(capped.seconds, 300)
+      assert.include(capped.note, "state a reason")
+      assert.deepStrictEqual(Tools.shellBudget(600, "full integration suite"), { seconds: 600 })
+      assert.deepStrictEqual(Tools.shellBudget(600, "  "), capped)
+      assert.strictEqual(Tools.shellBudget(5000, "migration").seconds, 900)
+    })
+
+    it.effect("runs in the workspace, merges stdout and stderr, reports the exit code as a check", () =>
+      Effect.gen(function*() {
+        const dir = workspace()
+        const ok = yield* run(Tools.shell, { command: "pwd; echo err >&2" }, dir)
+        assert.isTrue(ok.ok)
+        assert.include(ok.output, dir)
+        assert.include(ok.output, "err")
+        assert.include(ok.output, "[exit code 0]")
+        assert.deepStrictEqual(ok.check, { command: "pwd; echo err >&2", exitCode: 0 })
+        const bad = yield* run(Tools.shell, { command: "exit 3" }, dir)
+        assert.isFalse(bad.ok)
+        assert.deepStrictEqual(bad.check, { command: "exit 3", exitCode: 3 })
+      }).pipe(Effect.provide(env)))
+
+    it.live("a timeout returns the partial output and an instruction to narrow the command", () =>
+      Effect.gen(function*() {
+        const dir = workspace()
+        const result = yield* run(
+          Tools.shell,
+          { command: "echo started; sleep 30; echo never", timeoutSeconds: 1 },
+          dir
+        )
+        assert.isFalse(result.ok)
+        assert.isTrue(result.timedOut)
+        assert.include(result.output, "started")
+        assert.notInclude(result.output, "never")
+        assert.include(result.output, "timed out after 1 s")
+        assert.include(result.output, "Narrow it")
+        assert.isUndefined(result.check)
+      }).pipe(Effect.provide(env)))
+
+    it.effect("long output is bounded, head and tail kept", () =>
+      Effect.gen(function*() {
+        const dir = workspace()
+        const result = yield* run(Tools.shell, { command: "seq 1 20000; echo tail-marker" }, dir)
+        assert.isTrue(result.truncated)
+        assert.isBelow(result.output.length, 31_000)
+        assert.match(result.output, /^1\n2\n/)
+        assert.include(result.output, "tail-marker")
+        assert.include(result.output, "characters omitted")
+      }).pipe(Effect.provide(env)))
+  })
+})
