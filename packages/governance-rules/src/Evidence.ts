@@ -201,9 +201,13 @@ const runMigrations = Migrator.make({})({ loader: migrations, table: "governance
 const storeError = (what: string) => (error: SqlError | Migrator.MigrationError | { readonly message: string }) =>
   GovernanceError.make("evidence-store", `evidence store: ${what} failed: ${error.message}`)
 
+// PostgreSQL drivers return `bigint` columns as decimal strings unless told otherwise; a store
+// must read its rows whichever client the host configured.
+const DbInteger = Schema.Union(Schema.Number, Schema.NumberFromString)
+
 const Row = Schema.Struct({
-  seq: Schema.Number,
-  at: Schema.Number,
+  seq: DbInteger,
+  at: DbInteger,
   kind: EvidenceKind,
   run_id: Schema.NullOr(Schema.String),
   hook: Schema.NullOr(Schema.String),
@@ -213,6 +217,9 @@ const Row = Schema.Struct({
 const decodeRow = Schema.decodeUnknown(Row)
 
 const PAGE = 500
+
+/** The advisory-lock key appends serialize on under PostgreSQL (any fixed 64-bit number). */
+const APPEND_LOCK = 0x5374_6577_4576
 
 /**
  * SQL-backed evidence log (needs only the abstract `SqlClient`; runs its own migrations).
@@ -242,16 +249,17 @@ export const makeSql = Effect.gen(function*() {
       const data = JSON.stringify(jsonSafe(input.data))
       const runId = input.runId ?? null
       const hook = input.hook ?? null
-      // One statement: the next seq is computed and written atomically (the writer lock is
-      // taken by the insert itself).
-      const rows = yield* sql`INSERT INTO governance_evidence (seq, at, kind, run_id, hook, data)
+      // One statement: the next seq is computed and written atomically (under SQLite the writer
+      // lock is taken by the insert itself). On PostgreSQL, concurrent writers would compute the
+      // same next seq, so appends first take a transaction-scoped advisory lock: seqs stay
+      // gap-free and no writer has to retry.
+      const insert = sql`INSERT INTO governance_evidence (seq, at, kind, run_id, hook, data)
         SELECT COALESCE(MAX(seq), 0) + 1, ${at}, ${input.kind}, ${runId}, ${hook}, ${data} FROM governance_evidence
-        RETURNING seq, at, kind, run_id, hook, data`.pipe(
-        // Two writers on a server database may compute the same next seq; the loser's insert
-        // fails on the primary key without writing anything, so retrying is safe.
-        Effect.retry({ times: 3 }),
-        Effect.mapError(storeError("append"))
-      )
+        RETURNING seq, at, kind, run_id, hook, data`
+      const rows = yield* sql.onDialectOrElse({
+        pg: () => sql.withTransaction(sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK})`.pipe(Effect.zipRight(insert))),
+        orElse: () => insert
+      }).pipe(Effect.mapError(storeError("append")))
       const event = yield* toEvent(rows[0])
       yield* PubSub.publish(hub, event)
       return event
