@@ -19,3 +19,10 @@ export * as HarnessError from "./HarnessError.js"
  * @since 0.1.0
  */
 export * as Tools from "./Tools.js"
+
+/**
+ * The system prompt as budgeted sections: a stable, digested prefix and request-time sections.
+ *
+ * @since 0.1.0
+ */
+export * as PromptCompiler from "./PromptCompiler.js"
