@@ -1,0 +1,193 @@
+/**
+ * The state document's records as types (spec §1.2–§1.8).
+ *
+ * @internal
+ */
+import type * as Json from "../json.js"
+
+/**
+ * A finding (`findings[]`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Finding {
+  readonly id: string
+  readonly title: string
+  readonly severity: string
+  readonly status: string
+  readonly dimension: string
+  readonly unit: ReadonlyArray<string>
+  readonly pass: string
+  readonly attempts: number
+  readonly updated: string
+  readonly body_path: string
+  readonly next?: string
+  readonly fixed_by?: string
+  readonly recurrence_of?: string
+  readonly refusal?: string
+  readonly admitted_scope?: string
+  readonly blocked?: string
+  readonly norm_ruling?: string
+  readonly class?: string
+  readonly independence?: string
+  readonly locator?: string
+  readonly source_hash?: string
+  readonly members?: ReadonlyArray<string>
+  readonly created_by?: string
+}
+
+/**
+ * A class finding (`class_findings[]`): a finding with `members`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClassFinding extends Finding {
+  readonly members: ReadonlyArray<string>
+}
+
+/**
+ * A pass's coverage record.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Coverage {
+  readonly report_path: string
+  readonly findings: ReadonlyArray<string>
+  readonly updated: string
+  readonly status: string
+}
+
+/**
+ * A queue entry (a pass).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Pass {
+  readonly id: string
+  readonly dimension: string
+  readonly units: ReadonlyArray<string>
+  readonly charter: string
+  readonly stop: string
+  readonly done: boolean
+  readonly coverage?: Coverage
+  readonly base?: string
+}
+
+/**
+ * A remediation plan.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Plan {
+  readonly id: string
+  readonly findings: ReadonlyArray<string>
+  readonly status: string
+  readonly updated: string
+  readonly body_path: string
+  readonly attempts?: number
+}
+
+/**
+ * An operational construal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Construal {
+  readonly key: string
+  readonly role: string
+  readonly charter: string
+  readonly session: string
+  readonly status: string
+  readonly created: string
+  readonly body_path: string
+  readonly admitted_by?: string
+  readonly admitted_at?: string
+  readonly envelope?: string
+}
+
+/**
+ * An invocation envelope (`sessions[]`). `outcome` absent = the open dispatch.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Session {
+  readonly session_id: string
+  readonly role: string
+  readonly provider: string
+  readonly agent_model: string
+  readonly executable: string
+  readonly executable_version: string
+  readonly charter_hash: string
+  readonly prompt_hash: string
+  readonly state_revision: number
+  readonly head_before: string
+  readonly sandbox_profile: string
+  readonly started: string
+  readonly outcome?: string
+  readonly head_after?: string
+  readonly duration_s?: number | Json.PyFloat
+  readonly exit_status?: number
+  readonly log_digest?: string
+  readonly note?: string
+  readonly concurrent_group?: string
+  readonly tokens?: number
+  readonly [key: string]: unknown
+}
+
+/**
+ * The catalogs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Catalogs {
+  readonly norms?: ReadonlyArray<{ readonly id: string; readonly source: string; readonly scope: string }>
+  readonly dimensions?: ReadonlyArray<
+    { readonly key: string; readonly catches: string; readonly norms: ReadonlyArray<string> }
+  >
+  readonly units?: ReadonlyArray<
+    { readonly id: string; readonly material: string; readonly size: string; readonly responsibility: string }
+  >
+}
+
+/**
+ * The event-chain checkpoint.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LedgerAnchor {
+  readonly digest: string
+  readonly events: number
+  readonly state_revision: number
+}
+
+/**
+ * The whole state document.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StateDoc {
+  readonly schema_version: number
+  readonly state_revision: number
+  readonly generated_by: string
+  readonly head_before?: string | null
+  readonly ledger_anchor?: LedgerAnchor
+  readonly ledger_commits?: ReadonlyArray<string>
+  readonly findings?: ReadonlyArray<Finding>
+  readonly class_findings?: ReadonlyArray<ClassFinding>
+  readonly queue?: ReadonlyArray<Pass>
+  readonly plans?: ReadonlyArray<Plan>
+  readonly construals?: ReadonlyArray<Construal>
+  readonly sessions?: ReadonlyArray<Session>
+  readonly limits?: Readonly<Record<string, number>>
+  readonly catalogs?: Catalogs
+}

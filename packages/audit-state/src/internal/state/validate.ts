@@ -1,0 +1,434 @@
+/**
+ * The whole-document validator (spec §1.9): top-level keys, every record, cross-record
+ * references — and the incremental check a commit runs over what it changed (ADR 0111).
+ *
+ * @internal
+ */
+import { LIMIT_RANGES, NEEDS_HUMAN, NEXT_OWNER, PATTERNS, SCHEMA_VERSION } from "../../Vocabulary.js"
+import {
+  cachedRecordIssue,
+  CLASS_FINDING_FIELDS,
+  CONSTRUAL_FIELDS,
+  construalKey,
+  type Fields,
+  FINDING_FIELDS,
+  isObj,
+  label,
+  list,
+  listMaybeEmpty,
+  nonNegInt,
+  pattern,
+  PLAN_FIELDS,
+  QUEUE_FIELDS,
+  quoteList,
+  recordIssue,
+  SESSION_FIELDS,
+  sha256,
+  show,
+  text
+} from "./fields.js"
+import type { ClassFinding, Construal, Finding, Pass, Plan, Session, StateDoc } from "./model.js"
+
+const TOP_LEVEL = new Set([
+  "schema_version",
+  "state_revision",
+  "generated_by",
+  "head_before",
+  "ledger_anchor",
+  "ledger_commits",
+  "findings",
+  "class_findings",
+  "queue",
+  "plans",
+  "construals",
+  "sessions",
+  "limits",
+  "catalogs"
+])
+const COLLECTIONS = ["findings", "class_findings", "queue", "plans", "construals", "sessions"] as const
+
+/**
+ * The collections of a state document, in canonical order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Collection = typeof COLLECTIONS[number]
+
+/**
+ * The record collections of the document.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const collections: ReadonlyArray<Collection> = COLLECTIONS
+
+/**
+ * Validate a parsed document against schema 1: closed both ways, every field typed, every
+ * cross-record invariant of §1.9. Returns the first issue as an addressed message, or
+ * `undefined` when the document is valid.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const issue = (doc: unknown): string | undefined => {
+  const top = topIssue(doc)
+  if (top !== undefined) return top
+  return bodyIssue(doc as Record<string, unknown>)
+}
+
+interface RefContext {
+  readonly passIds: ReadonlySet<string>
+  readonly dims: ReadonlySet<string>
+  readonly units: ReadonlySet<string>
+  readonly hasRecord: (id: string) => boolean
+  readonly classIds: ReadonlySet<string>
+}
+
+/** A record's own references: pass, dimension, units, `next` ownership. */
+const recordRefIssue = (r: Finding, c: string, k: number, refs: RefContext): string | undefined => {
+  if (!refs.passIds.has(r.pass)) return `${c}[${k}] (${r.id}).pass: '${r.pass}' is not a pass in the queue`
+  if (refs.dims.size > 0 && !refs.dims.has(r.dimension)) {
+    return `${c}[${k}] (${r.id}).dimension: '${r.dimension}' is not in the dimension catalog`
+  }
+  if (refs.units.size > 0) {
+    const us = r.unit
+    for (let i = 0; i < us.length; i++) {
+      if (!refs.units.has(us[i]!)) return `${c}[${k}] (${r.id}).unit: '${us[i]}' is not in the unit map`
+    }
+  }
+  if (r.next !== undefined && r.next !== null && r.next !== NEEDS_HUMAN) {
+    const owners = NEXT_OWNER[r.status] ?? ["—", "-"]
+    if (!owners.includes(r.next)) {
+      return `${c}[${k}] (${r.id}).next: '${r.next}' does not own status '${r.status}' (owners: ${owners.join(", ")})`
+    }
+  }
+  return undefined
+}
+
+/** Everything a finding row refers to (§1.9): its own references, `recurrence_of`, `class`. */
+const findingRefIssue = (r: Finding, k: number, refs: RefContext): string | undefined => {
+  const e = recordRefIssue(r, "findings", k, refs)
+  if (e) return e
+  if (r.recurrence_of !== undefined && r.recurrence_of !== null) {
+    if (r.recurrence_of === r.id) {
+      return `findings[${k}] (${r.id}).recurrence_of: '${r.recurrence_of}' is the record itself`
+    }
+    if (!refs.hasRecord(r.recurrence_of)) {
+      return `findings[${k}] (${r.id}).recurrence_of: '${r.recurrence_of}' does not exist in this ledger`
+    }
+  }
+  if (r.class !== undefined && r.class !== null && !refs.classIds.has(r.class)) {
+    return `findings[${k}] (${r.id}).class: '${r.class}' is not a class finding in this state`
+  }
+  return undefined
+}
+
+/** Keys a commit rewrites on every verb; everything else must be the previous document's own value. */
+const COMMIT_KEYS: ReadonlySet<string> = new Set(["findings", "state_revision", "ledger_anchor", "ledger_commits"])
+/** Above this many changed findings the incremental check is no cheaper than the full one. */
+const DELTA_LIMIT = 256
+
+/**
+ * Validate `next`, derived from `prev`, which is known to be valid (ADR 0111). When the only
+ * change besides the commit bookkeeping (`state_revision`, `ledger_anchor`, `ledger_commits`,
+ * always checked) is a few finding rows replaced in place with their ids kept, only those rows
+ * are checked — the closed row schema and every reference a finding row holds (pass, dimension,
+ * units, `next` owner, `recurrence_of`, `class`); no other invariant of §1.9 reads a finding's
+ * non-id fields, and every other value is the previous document's own (identical) value.
+ * Anything else — a row added, removed or re-identified, another collection, limits, catalogs
+ * or any other top-level value changed — runs the full `issue`. Returns exactly what `issue(next)`
+ * returns.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const issueAfter = (prev: StateDoc, next: StateDoc): string | undefined => {
+  const top = topIssue(next)
+  if (top !== undefined) return top
+  const changed = changedFindings(prev, next)
+  if (changed === undefined) return bodyIssue(next as unknown as Record<string, unknown>)
+  if (changed.length === 0) return undefined
+  const rows = next.findings!
+  for (const k of changed) {
+    const e = cachedRecordIssue(rows[k] as unknown as Record<string, unknown>, FINDING_FIELDS, "findings", k, "id")
+    if (e) return e
+  }
+  const cat = next.catalogs
+  const refs: RefContext = {
+    passIds: new Set((next.queue ?? []).map((p) => p.id)),
+    dims: new Set((cat?.dimensions ?? []).map((d) => d.key)),
+    units: new Set((cat?.units ?? []).map((u) => u.id)),
+    hasRecord: (id) => rows.some((r) => r.id === id) || (next.class_findings ?? []).some((r) => r.id === id),
+    classIds: new Set((next.class_findings ?? []).map((c) => c.id))
+  }
+  for (const k of changed) {
+    const e = findingRefIssue(rows[k]!, k, refs)
+    if (e) return e
+  }
+  return undefined
+}
+
+/** Indexes of finding rows replaced in place (ids kept), or `undefined` when the fast path does not apply. */
+const changedFindings = (prev: StateDoc, next: StateDoc): ReadonlyArray<number> | undefined => {
+  const p = prev as unknown as Record<string, unknown>
+  const n = next as unknown as Record<string, unknown>
+  for (const k in n) if (!COMMIT_KEYS.has(k) && n[k] !== p[k]) return undefined
+  for (const k in p) if (!COMMIT_KEYS.has(k) && !(k in n)) return undefined
+  const before = prev.findings
+  const after = next.findings
+  if (before === after) return []
+  if (!Array.isArray(before) || !Array.isArray(after) || before.length !== after.length) return undefined
+  const changed: Array<number> = []
+  for (let k = 0; k < after.length; k++) {
+    const r: unknown = after[k]
+    if (r === before[k]) continue
+    if (!isObj(r) || r.id !== before[k]!.id || changed.length >= DELTA_LIMIT) return undefined
+    changed.push(k)
+  }
+  return changed
+}
+
+/** The top-level checks: closed key set, required keys, scalars, anchor, commits, collection shapes. */
+const topIssue = (doc: unknown): string | undefined => {
+  if (!isObj(doc)) return "expected a JSON object at the top level"
+  const unknown = Object.keys(doc).filter((k) => !TOP_LEVEL.has(k))
+  if (unknown.length > 0) {
+    return `unknown top-level key(s) ${
+      quoteList(unknown)
+    } — the schema is closed; a key the tool does not read is refused`
+  }
+  for (const k of ["schema_version", "state_revision", "generated_by"]) {
+    if (doc[k] === undefined) return `missing required top-level key '${k}'`
+  }
+  if (doc.schema_version !== SCHEMA_VERSION) {
+    return `schema_version: this reader reads schema ${SCHEMA_VERSION}, the file declares ${
+      show(doc.schema_version)
+    } — run \`xcheck migrate\` (or the xcheck of that generation) first`
+  }
+  const e0 = nonNegInt(doc.state_revision, "state_revision") ?? text(doc.generated_by, "generated_by")
+  if (e0) return e0
+  if (doc.head_before !== undefined && doc.head_before !== null) {
+    const e = pattern(PATTERNS.topHead, "git object name")(doc.head_before, "head_before")
+    if (e) return e
+  }
+  if (doc.ledger_anchor !== undefined && doc.ledger_anchor !== null) {
+    const a = doc.ledger_anchor
+    if (!isObj(a)) return `ledger_anchor: expected a JSON object, found ${show(a)}`
+    const e = recordIssue(a, {
+      required: { digest: sha256, events: nonNegInt, state_revision: nonNegInt },
+      optional: {}
+    }, "ledger_anchor")
+    if (e) return e
+  }
+  if (doc.ledger_commits !== undefined && doc.ledger_commits !== null) {
+    const c = doc.ledger_commits
+    const e = listMaybeEmpty(pattern(PATTERNS.hex16, "transaction id (16 lowercase hex)"))(c, "ledger_commits")
+    if (e) return e
+    const arr = c as ReadonlyArray<string>
+    if (arr.length > 64) return `ledger_commits: holds ${arr.length} entries, at most 64 are kept`
+    if (new Set(arr).size !== arr.length) return "ledger_commits: a transaction id is listed twice"
+  }
+  for (const c of COLLECTIONS) {
+    const v = doc[c]
+    if (v !== undefined && v !== null && !Array.isArray(v)) return `${c}: expected a list, found ${show(v)}`
+  }
+  return undefined
+}
+
+/** Rows, limits, catalogs and every cross-record invariant (§1.9), over a document `topIssue` passed. */
+const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
+  const arr = (c: Collection): ReadonlyArray<unknown> => (doc[c] as ReadonlyArray<unknown> | undefined | null) ?? []
+  const fieldsOf: Record<Collection, Fields> = {
+    findings: FINDING_FIELDS,
+    class_findings: CLASS_FINDING_FIELDS,
+    queue: QUEUE_FIELDS,
+    plans: PLAN_FIELDS,
+    construals: CONSTRUAL_FIELDS,
+    sessions: SESSION_FIELDS
+  }
+  const keyOf: Record<Collection, string> = {
+    findings: "id",
+    class_findings: "id",
+    queue: "id",
+    plans: "id",
+    construals: "key",
+    sessions: "session_id"
+  }
+  for (const c of COLLECTIONS) {
+    const rows = arr(c)
+    const fields = fieldsOf[c]
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]
+      if (!isObj(r)) return `${c}[${k}]: expected a JSON object, found ${show(r)}`
+      const e = cachedRecordIssue(r, fields, c, k, keyOf[c])
+      if (e) return e
+    }
+  }
+  // limits
+  if (doc.limits !== undefined && doc.limits !== null) {
+    const l = doc.limits
+    if (!isObj(l)) return `limits: expected a JSON object, found ${show(l)}`
+    const unknownLimits = Object.keys(l).filter((k) => !(k in LIMIT_RANGES))
+    if (unknownLimits.length > 0) {
+      return `limits: unknown limit(s) ${quoteList(unknownLimits)} — known: ${Object.keys(LIMIT_RANGES).join(", ")}`
+    }
+    for (const [k, v] of Object.entries(l)) {
+      const [lo, hi] = LIMIT_RANGES[k]!
+      if (typeof v !== "number" || !Number.isInteger(v)) return `limits.${k}: expected a whole number, found ${show(v)}`
+      if (v < lo || v > hi) return `limits.${k}: ${v} is outside the legal range ${lo}..${hi}`
+    }
+  }
+  // catalogs
+  const norms = new Set<string>()
+  const dims = new Set<string>()
+  const units = new Set<string>()
+  if (doc.catalogs !== undefined && doc.catalogs !== null) {
+    const cat = doc.catalogs
+    if (!isObj(cat)) return `catalogs: expected a JSON object, found ${show(cat)}`
+    const unknownGroups = Object.keys(cat).filter((k) => !["norms", "dimensions", "units"].includes(k))
+    if (unknownGroups.length > 0) {
+      return `catalogs: unknown key(s) ${quoteList(unknownGroups)} — the catalog groups are norms, dimensions, units`
+    }
+    const groups: ReadonlyArray<readonly [string, string, Fields, Set<string>]> = [
+      ["norms", "id", {
+        required: { id: pattern(PATTERNS.norm, "norm id (N<digits>)"), source: text, scope: text },
+        optional: {}
+      }, norms],
+      ["dimensions", "key", {
+        required: { key: text, catches: text, norms: list(pattern(PATTERNS.norm, "norm id")) },
+        optional: {}
+      }, dims],
+      ["units", "id", { required: { id: text, material: text, size: text, responsibility: text }, optional: {} }, units]
+    ]
+    for (const [group, key, fields, seen] of groups) {
+      const rows = cat[group]
+      if (rows === undefined || rows === null) continue
+      if (!Array.isArray(rows)) return `catalogs.${group}: expected a list, found ${show(rows)}`
+      for (let k = 0; k < rows.length; k++) {
+        const r = rows[k]
+        const where = `catalogs.${group}[${k}]${label(r, key)}`
+        if (!isObj(r)) return `${where}: expected a JSON object, found ${show(r)}`
+        const e = recordIssue(r, fields, where)
+        if (e) return e
+        const id = r[key] as string
+        if (seen.has(id)) return `${where}: '${id}' is declared twice — there is no last-wins`
+        seen.add(id)
+      }
+    }
+    for (
+      const d of (cat.dimensions as ReadonlyArray<{ key: string; norms: ReadonlyArray<string> }> | undefined) ?? []
+    ) {
+      for (const n of d.norms) {
+        if (!norms.has(n)) return `catalogs.dimensions (${d.key}): norm '${n}' is not in the norms catalog`
+      }
+    }
+  }
+  // unique ids
+  const findings = arr("findings") as ReadonlyArray<Finding>
+  const classes = arr("class_findings") as ReadonlyArray<ClassFinding>
+  const queue = arr("queue") as ReadonlyArray<Pass>
+  const plans = arr("plans") as ReadonlyArray<Plan>
+  const construals = arr("construals") as ReadonlyArray<Construal>
+  const sessions = arr("sessions") as ReadonlyArray<Session>
+  const recordIds = new Set<string>()
+  for (const [c, rows] of [["findings", findings], ["class_findings", classes]] as const) {
+    for (const r of rows) {
+      if (recordIds.has(r.id)) return `${c}: '${r.id}' is declared twice — there is no last-wins`
+      recordIds.add(r.id)
+    }
+  }
+  const classIds = new Set(classes.map((c) => c.id))
+  const passIds = new Set<string>()
+  for (const p of queue) {
+    if (passIds.has(p.id)) return `queue: '${p.id}' is declared twice — there is no last-wins`
+    passIds.add(p.id)
+  }
+  const seenPlans = new Set<string>()
+  for (const p of plans) {
+    if (seenPlans.has(p.id)) return `plans: '${p.id}' is declared twice — there is no last-wins`
+    seenPlans.add(p.id)
+  }
+  const seenKeys = new Set<string>()
+  for (const c of construals) {
+    if (seenKeys.has(c.key)) return `construals: '${c.key}' is declared twice — there is no last-wins`
+    seenKeys.add(c.key)
+  }
+  const seenSessions = new Set<string>()
+  for (const s of sessions) {
+    if (seenSessions.has(s.session_id)) return `sessions: '${s.session_id}' is declared twice — there is no last-wins`
+    seenSessions.add(s.session_id)
+  }
+  // record cross-references
+  // hot loop (10k records before every commit): no allocation unless a check fails
+  const refs: RefContext = { passIds, dims, units, hasRecord: (id) => recordIds.has(id), classIds }
+  const recordCheck = (r: Finding, c: string, k: number) => recordRefIssue(r, c, k, refs)
+  for (let k = 0; k < findings.length; k++) {
+    const e = findingRefIssue(findings[k]!, k, refs)
+    if (e) return e
+  }
+  const claimed = new Map<string, string>()
+  for (let k = 0; k < classes.length; k++) {
+    const r = classes[k]!
+    const where = `class_findings[${k}] (${r.id})`
+    const e = recordCheck(r, "class_findings", k)
+    if (e) return e
+    const seen = new Set<string>()
+    for (const m of r.members) {
+      if (m === r.id) return `${where}.members: the class lists itself as a member`
+      if (seen.has(m)) return `${where}.members: '${m}' is listed twice`
+      seen.add(m)
+      if (!recordIds.has(m)) return `${where}.members: ${m} does not exist`
+      const other = claimed.get(m)
+      if (other !== undefined) {
+        return `${where}.members: ${m} is already a member of ${other} — a finding has exactly one class (§8 rule 4)`
+      }
+      claimed.set(m, r.id)
+    }
+  }
+  for (let k = 0; k < plans.length; k++) {
+    const p = plans[k]!
+    for (const f of p.findings) {
+      if (!recordIds.has(f)) return `plans[${k}] (${p.id}).findings: ${f} does not exist`
+    }
+  }
+  for (let k = 0; k < queue.length; k++) {
+    const p = queue[k]!
+    const where = `queue[${k}] (${p.id})`
+    if (dims.size > 0 && !dims.has(p.dimension)) {
+      return `${where}.dimension: '${p.dimension}' is not in the dimension catalog`
+    }
+    if (units.size > 0) {
+      for (const u of p.units) if (!units.has(u)) return `${where}.units: '${u}' is not in the unit map`
+    }
+    if (p.coverage !== undefined && p.coverage !== null) {
+      for (const f of p.coverage.findings) {
+        if (!recordIds.has(f)) return `${where}.coverage.findings: ${f} does not exist in this state`
+      }
+    }
+    if (p.done === true && (p.coverage === undefined || p.coverage === null)) {
+      return `${where}: is done but carries no coverage record — a pass with no report counts as not done at all (§4 rule 5)`
+    }
+  }
+  for (let k = 0; k < construals.length; k++) {
+    const c = construals[k]!
+    const where = `construals[${k}] (${c.key})`
+    const expected = construalKey(c.role, c.charter)
+    if (c.key !== expected) {
+      return `${where}.key: '${c.key}' is not construal_key(role, charter) = '${expected}' — a construal is bound to its exact charter`
+    }
+    if (c.admitted_by !== undefined && c.admitted_by !== null && c.admitted_by === c.session) {
+      return `${where}.admitted_by: session ${c.session} wrote this construal — a session may not admit its own construal`
+    }
+  }
+  const open = sessions.filter((s) => s.outcome === undefined || s.outcome === null)
+  if (open.length > 1) {
+    const groups = new Set(open.map((s) => s.concurrent_group ?? null))
+    if (groups.size > 1 || groups.has(null)) {
+      return `sessions: ${open.length} dispatches are still open (${
+        open.map((s) => s.session_id).join(", ")
+      }) — at most one may be in flight unless they share one concurrent_group`
+    }
+  }
+  return undefined
+}

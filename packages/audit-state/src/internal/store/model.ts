@@ -1,0 +1,152 @@
+/**
+ * The store's public models: what `apply`, dispatches and imports take and give back, and the
+ * service shape. `AuditStore` re-exports them.
+ *
+ * @internal
+ */
+import type * as Effect from "effect/Effect"
+import type * as AuditError from "../../AuditError.js"
+import type * as Decision from "../../Decision.js"
+import type * as Embargo from "../../Embargo.js"
+import type * as Events from "../../Events.js"
+import type * as State from "../../State.js"
+import type * as Verbs from "../../Verbs.js"
+
+/**
+ * The outcome of a committed change.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Applied {
+  readonly doc: State.StateDoc
+  readonly revision: number
+  readonly event: Events.AuditEvent
+  readonly message: string
+}
+
+/**
+ * Options of {@link AuditStoreShape.apply}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ApplyOptions {
+  /** Optimistic concurrency: refuse with `stale-revision` unless the stored revision equals this. */
+  readonly expectRevision?: number | undefined
+  /** Resolves `file-finding` locators against the audited material. */
+  readonly subject?: Verbs.SubjectResolver | undefined
+}
+
+/**
+ * Opening a dispatch: the envelope's declared fields (§1.8).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DispatchOpen {
+  readonly role: string
+  readonly executable: string
+  readonly charter: string
+  readonly prompt: string
+  readonly agentModel?: string | undefined
+  readonly provider?: string | undefined
+  readonly executableVersion?: string | undefined
+  readonly sandboxProfile?: string | undefined
+  readonly headBefore?: string | undefined
+  readonly sessionId?: string | undefined
+  readonly concurrentGroup?: string | undefined
+  readonly trustLevel?: string | undefined
+}
+
+/**
+ * Finishing the open dispatch.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DispatchFinish {
+  readonly sessionId?: string | undefined
+  readonly outcome: string
+  readonly exitStatus?: number | undefined
+  readonly durationS?: number | undefined
+  readonly headAfter?: string | undefined
+  readonly logDigest?: string | undefined
+  readonly tokens?: number | undefined
+  readonly note?: string | undefined
+}
+
+/**
+ * The event stream's standing against the state's anchor.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StreamStatus {
+  readonly state: "intact" | "short" | "replaced" | "broken" | "unreadable"
+  readonly events: number
+  readonly head: string
+  readonly detail?: string | undefined
+}
+
+/**
+ * What an import stored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ImportReport {
+  readonly revision: number
+  readonly records: number
+  readonly events: number
+  readonly legacyChained: number
+}
+
+/**
+ * The store's operations.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AuditStoreShape {
+  /** Create an empty state at revision 0 (refused when a state exists). */
+  readonly init: (generatedBy: string) => Effect.Effect<State.StateDoc, AuditError.AuditError>
+  /** The validated current document (`not-found` when there is none). */
+  readonly load: Effect.Effect<State.StateDoc, AuditError.AuditError>
+  /** Run one write verb as one transaction. */
+  readonly apply: (request: Verbs.VerbRequest, options?: ApplyOptions) => Effect.Effect<Applied, AuditError.AuditError>
+  /** Store a new open dispatch envelope (closing an unfinalised one as `crash`). */
+  readonly openDispatch: (input: DispatchOpen) => Effect.Effect<Applied, AuditError.AuditError>
+  /** Finalise the open dispatch. */
+  readonly finishDispatch: (input: DispatchFinish) => Effect.Effect<Applied, AuditError.AuditError>
+  /** Append an observational `gate_reached` event (no revision change). */
+  readonly recordGate: (decision: Decision.Decision) => Effect.Effect<Events.AuditEvent, AuditError.AuditError>
+  /** Import xcheck's `state.json` (+ optional `events.jsonl`) into an empty store. */
+  readonly importState: (stateText: string, eventsText?: string) => Effect.Effect<ImportReport, AuditError.AuditError>
+  /** The canonical `state.json` bytes. */
+  readonly exportState: Effect.Effect<string, AuditError.AuditError>
+  /** The chained `events.jsonl` text. */
+  readonly exportEvents: Effect.Effect<string, AuditError.AuditError>
+  /** Every event (verified). */
+  readonly events: Effect.Effect<ReadonlyArray<Events.AuditEvent>, AuditError.AuditError>
+  /** The stream status against the anchor. */
+  readonly streamStatus: Effect.Effect<StreamStatus, AuditError.AuditError>
+  /**
+   * The embargo history (§4.3): the verified events plus the dispatch keys Steward recorded when
+   * each dispatch opened, as `dispatch_key` events (ADR 0109).
+   */
+  readonly embargoHistory: Effect.Effect<ReadonlyArray<Embargo.HistoryEvent>, AuditError.AuditError>
+}
+
+/**
+ * The embargo key recorded when a dispatch opens (xcheck's `dispatch_key` payload).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DispatchKeyRecord {
+  readonly session_id: string
+  readonly role: string
+  readonly source_digest: string
+  readonly charter_slice: string | null
+}

@@ -1,0 +1,204 @@
+/**
+ * The SQL backend over the abstract `SqlClient`: the head row, one row per record, the chained
+ * event lines, the dispatch keys; a verb's transaction begins with a write so processes
+ * serialize on the database lock.
+ *
+ * @internal
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as AuditError from "../../AuditError.js"
+import * as State from "../../State.js"
+import * as Json from "../json.js"
+import type { Backend, Tx } from "./backend.js"
+
+/** The package's embedded migrations (table `audit_state_migrations`). @internal */
+export const migrations = Migrator.fromRecord({
+  "0001_audit_state": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_head (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      revision INTEGER NOT NULL,
+      events INTEGER NOT NULL,
+      present TEXT NOT NULL,
+      doc TEXT NOT NULL
+    )`
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_rows (
+      collection TEXT NOT NULL,
+      pos INTEGER NOT NULL,
+      doc TEXT NOT NULL,
+      PRIMARY KEY (collection, pos)
+    )`
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_events (
+      seq INTEGER PRIMARY KEY,
+      line TEXT NOT NULL,
+      head TEXT NOT NULL
+    )`
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_lock (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      n INTEGER NOT NULL
+    )`
+  }),
+  "0002_audit_state_dispatch_keys": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_dispatch_keys (
+      session_id TEXT PRIMARY KEY,
+      role TEXT NOT NULL,
+      source_digest TEXT NOT NULL,
+      charter_slice TEXT
+    )`
+  })
+})
+
+const runMigrations = Migrator.make({})({ loader: migrations, table: "audit_state_migrations" })
+
+const storageError = (what: string) => (error: SqlError | Migrator.MigrationError) =>
+  AuditError.make("storage", `audit state database: ${what} failed: ${error.message}`)
+
+const parseRow = (text: string, where: string): Effect.Effect<any, AuditError.AuditError> => {
+  const v = Json.parse(text)
+  return v instanceof Json.JsonSyntaxError
+    ? Effect.fail(AuditError.make("invalid-state", `stored ${where}: not valid JSON (${v.message})`))
+    : Effect.succeed(v)
+}
+
+const decodeKeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  session_id: Schema.String,
+  role: Schema.String,
+  source_digest: Schema.String,
+  charter_slice: Schema.NullOr(Schema.String)
+})))
+
+export const sqlBackend = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* runMigrations.pipe(Effect.mapError(storageError("migration")))
+  const wrap = <A>(what: string, e: Effect.Effect<A, SqlError>) => Effect.mapError(e, storageError(what))
+  const tx: Tx = {
+    marker: wrap(
+      "read",
+      sql<{ revision: number; events: number }>`SELECT revision, events FROM audit_state_head WHERE id = 1`
+    ).pipe(
+      Effect.map((rows) => rows[0] === undefined ? undefined : { revision: rows[0].revision, events: rows[0].events })
+    ),
+    loadDoc: Effect.gen(function*() {
+      const heads = yield* wrap(
+        "read",
+        sql<{ present: string; doc: string }>`SELECT present, doc FROM audit_state_head WHERE id = 1`
+      )
+      const head = heads[0]
+      if (head === undefined) return undefined
+      const rest = (yield* parseRow(head.doc, "state head")) as Record<string, unknown>
+      const present = (yield* parseRow(head.present, "state head")) as ReadonlyArray<string>
+      const rows = yield* wrap(
+        "read",
+        sql<
+          { collection: string; pos: number; doc: string }
+        >`SELECT collection, pos, doc FROM audit_state_rows ORDER BY collection, pos`
+      )
+      const doc: Record<string, unknown> = { ...rest }
+      for (const c of present) doc[c] = []
+      for (const r of rows) {
+        const arr = doc[r.collection] as Array<unknown> | undefined
+        if (arr === undefined) {
+          return yield* Effect.fail(
+            AuditError.make("invalid-state", `stored row of unknown collection '${r.collection}'`)
+          )
+        }
+        arr.push(yield* parseRow(r.doc, `${r.collection}[${r.pos}]`))
+      }
+      return doc as unknown as State.StateDoc
+    }),
+    loadLines: (from) =>
+      wrap("read", sql<{ line: string }>`SELECT line FROM audit_state_events WHERE seq >= ${from} ORDER BY seq`).pipe(
+        Effect.map((rows) => rows.map((r) => r.line))
+      ),
+    persist: (prev, next, events) =>
+      Effect.gen(function*() {
+        const rest: Record<string, unknown> = {}
+        const present: Array<string> = []
+        for (const [k, v] of Object.entries(next)) {
+          if ((State.collections as ReadonlyArray<string>).includes(k)) {
+            if (Array.isArray(v)) present.push(k)
+          } else rest[k] = v
+        }
+        const restText = Json.dumpsCompact(rest, false)
+        const presentText = JSON.stringify(present)
+        yield* wrap(
+          "write",
+          sql`INSERT INTO audit_state_head (id, revision, events, present, doc)
+              VALUES (1, ${next.state_revision}, ${events}, ${presentText}, ${restText})
+              ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, events = excluded.events,
+                present = excluded.present, doc = excluded.doc`
+        )
+        for (const c of State.collections) {
+          const before = (prev?.[c] ?? []) as ReadonlyArray<unknown>
+          const after = (next[c] ?? []) as ReadonlyArray<unknown>
+          if (before === after) continue
+          const upserts: Array<{ collection: string; pos: number; doc: string }> = []
+          for (let k = 0; k < after.length; k++) {
+            if (before[k] !== after[k]) upserts.push({ collection: c, pos: k, doc: Json.dumpsCompact(after[k], false) })
+          }
+          for (let k = 0; k < upserts.length; k += 300) {
+            const chunk = upserts.slice(k, k + 300)
+            yield* wrap(
+              "write",
+              sql`INSERT INTO audit_state_rows ${sql.insert(chunk)}
+                  ON CONFLICT (collection, pos) DO UPDATE SET doc = excluded.doc`
+            )
+          }
+          if (before.length > after.length) {
+            yield* wrap("write", sql`DELETE FROM audit_state_rows WHERE collection = ${c} AND pos >= ${after.length}`)
+          }
+        }
+      }),
+    append: (start, lines, countInHead) =>
+      Effect.gen(function*() {
+        const rows = lines.map((l, k) => ({ seq: start + k, line: l.line, head: l.head }))
+        for (let k = 0; k < rows.length; k += 300) {
+          yield* wrap("write", sql`INSERT INTO audit_state_events ${sql.insert(rows.slice(k, k + 300))}`)
+        }
+        if (countInHead) {
+          yield* wrap("write", sql`UPDATE audit_state_head SET events = ${start + lines.length} WHERE id = 1`)
+        }
+      }),
+    putKey: (key) =>
+      wrap(
+        "write",
+        sql`INSERT INTO audit_state_dispatch_keys (session_id, role, source_digest, charter_slice)
+            VALUES (${key.session_id}, ${key.role}, ${key.source_digest}, ${key.charter_slice})
+            ON CONFLICT (session_id) DO UPDATE SET role = excluded.role, source_digest = excluded.source_digest,
+              charter_slice = excluded.charter_slice`
+      ),
+    loadKeys: wrap(
+      "read",
+      sql`SELECT session_id, role, source_digest, charter_slice FROM audit_state_dispatch_keys ORDER BY session_id`
+    ).pipe(
+      Effect.flatMap((rows) => decodeKeyRows(rows)),
+      Effect.mapError((e) =>
+        e instanceof AuditError.AuditError
+          ? e
+          : AuditError.make("invalid-state", `stored dispatch key: ${e.message}`)
+      )
+    ),
+    reset: Effect.gen(function*() {
+      yield* wrap("write", sql`DELETE FROM audit_state_dispatch_keys`)
+      yield* wrap("write", sql`DELETE FROM audit_state_rows`)
+      yield* wrap("write", sql`DELETE FROM audit_state_events`)
+      yield* wrap("write", sql`DELETE FROM audit_state_head`)
+    })
+  }
+  const takeLock = wrap(
+    "lock",
+    sql`INSERT INTO audit_state_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1`
+  )
+  const backend: Backend = {
+    transact: (write, f) =>
+      sql.withTransaction(write ? Effect.zipRight(takeLock, f(tx)) : f(tx)).pipe(
+        Effect.catchTag("SqlError", (e) => Effect.fail(storageError("transaction")(e)))
+      )
+  }
+  return backend
+})

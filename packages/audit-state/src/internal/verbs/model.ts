@@ -1,0 +1,144 @@
+/**
+ * The verb requests as one Schema tagged union (the single source of their shape), and the
+ * outcome types every handler returns.
+ *
+ * @internal
+ */
+import * as Schema from "effect/Schema"
+import type * as State from "../../State.js"
+
+const text = Schema.String
+const maybe = Schema.optional(Schema.String)
+const ids = Schema.Array(Schema.String)
+
+// Values a person types stay strings here: a verb refuses an unknown status or severity with
+// xcheck's addressed wording, which a decode failure could not give.
+/** @internal */
+export const VerbRequestSchema = Schema.Union(
+  Schema.Struct({
+    verb: Schema.Literal("set-status"),
+    id: text,
+    status: text,
+    next: maybe,
+    retake: maybe
+  }),
+  Schema.Struct({ verb: Schema.Literal("record-fix"), id: text, session: text, plan: maybe, scope: maybe }),
+  Schema.Struct({ verb: Schema.Literal("record-verdict"), id: text, verdict: text, session: text, reason: maybe }),
+  Schema.Struct({ verb: Schema.Literal("admit-construal"), key: text, admitter: text }),
+  Schema.Struct({
+    verb: Schema.Literal("file-finding"),
+    id: text,
+    title: text,
+    severity: text,
+    dimension: text,
+    unit: ids,
+    pass: text,
+    body: text,
+    locator: maybe,
+    sourceHash: maybe,
+    recurrenceOf: maybe,
+    members: Schema.optional(ids),
+    session: maybe
+  }),
+  Schema.Struct({
+    verb: Schema.Literal("propose-construal"),
+    key: text,
+    role: text,
+    charter: text,
+    session: text,
+    body: text
+  }),
+  Schema.Struct({ verb: Schema.Literal("record-plan"), id: text, findings: ids, body: text }),
+  Schema.Struct({
+    verb: Schema.Literal("queue-pass"),
+    id: text,
+    dimension: text,
+    units: ids,
+    charter: text,
+    stop: text,
+    base: maybe
+  }),
+  Schema.Struct({
+    verb: Schema.Literal("record-refusal"),
+    id: text,
+    reason: maybe,
+    clear: Schema.optional(Schema.Boolean),
+    /** The finding body text (its `## Refusal` section must hold prose). */
+    bodyText: maybe
+  }),
+  Schema.Struct({ verb: Schema.Literal("block-on-norm"), id: text }),
+  Schema.Struct({ verb: Schema.Literal("record-ruling"), id: text, norm: text, ruledBy: text }),
+  Schema.Struct({ verb: Schema.Literal("record-coverage"), id: text, report: text, findings: Schema.optional(ids) }),
+  Schema.Struct({ verb: Schema.Literal("set-limit"), key: text, value: text }),
+  Schema.Struct({
+    verb: Schema.Literal("amend-pass"),
+    id: text,
+    dimension: maybe,
+    units: Schema.optional(ids),
+    charter: maybe,
+    stop: maybe
+  }),
+  Schema.Struct({ verb: Schema.Literal("cancel-pass"), id: text }),
+  Schema.Struct({
+    verb: Schema.Literal("update-catalog"),
+    kind: text,
+    key: text,
+    source: maybe,
+    scope: maybe,
+    catches: maybe,
+    norms: Schema.optional(ids),
+    material: maybe,
+    size: maybe,
+    responsibility: maybe,
+    remove: Schema.optional(Schema.Boolean)
+  })
+)
+
+/** @internal */
+export type VerbRequest = Schema.Schema.Type<typeof VerbRequestSchema>
+
+/** @internal */
+export type VerbName = VerbRequest["verb"]
+
+/** @internal */
+export interface SubjectResolver {
+  /** `undefined` = the locator resolves and the hash matches; else the addressed problem. */
+  readonly check: (path: string, lines: readonly [number, number] | undefined, sourceHash: string) => string | undefined
+}
+
+/** @internal */
+export interface VerbContext {
+  readonly today: string
+  readonly subject?: SubjectResolver | undefined
+}
+
+/** @internal */
+export interface Transition {
+  readonly doc: State.StateDoc
+  readonly target: string
+  readonly fromStatus: string | null
+  readonly toStatus: string | null
+  readonly message: string
+  readonly extras?: Readonly<Record<string, unknown>>
+}
+
+/** @internal */
+export interface Refusal {
+  readonly _tag: "Refusal"
+  readonly code: "refused" | "invalid-input" | "not-found" | "invalid-state"
+  readonly message: string
+}
+
+/** One verb's handler: pure over the document, the request and the context. @internal */
+export type Handler<K extends VerbName> = (
+  doc: State.StateDoc,
+  request: Extract<VerbRequest, { readonly verb: K }>,
+  ctx: VerbContext
+) => Transition | Refusal
+
+/** @internal */
+export const refuse = (verb: string, code: Refusal["code"], message: string): Refusal => ({
+  _tag: "Refusal",
+  code,
+  message: `${verb}: ${message}`
+})
