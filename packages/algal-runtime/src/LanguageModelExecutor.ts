@@ -7,10 +7,14 @@
  * runtime's job, so a bad reply is `EFFECT_UNPARSEABLE` and retried per `retry.attempts`. Provider
  * errors are recorded as `EFFECT_FAILED` (retryable); token usage is recorded.
  *
+ * `@effect/ai` is an optional peer of this package: only this entry point imports it, and the
+ * package barrel does not re-export it, so hosts without a language model never load it.
+ *
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import { AlgalRuntime, LanguageModelExecutor } from "@steward/algal-runtime"
+ * import { AlgalRuntime } from "@steward/algal-runtime"
+ * import * as LanguageModelExecutor from "@steward/algal-runtime/LanguageModelExecutor"
  * import type { LanguageModel } from "@effect/ai"
  *
  * declare const model: Layer.Layer<LanguageModel.LanguageModel> // e.g. an OpenAI language model layer

@@ -122,9 +122,5 @@ export * as ToolRegistry from "./ToolRegistry.js"
  */
 export * as Controller from "./Controller.js"
 
-/**
- * An executor over `@effect/ai`'s `LanguageModel` (any @effect/ai provider serves agent, classifier, gate, decide).
- *
- * @since 0.1.0
- */
-export * as LanguageModelExecutor from "./LanguageModelExecutor.js"
+// The @effect/ai executor is not re-exported here: `@effect/ai` is an optional peer, so it is
+// reached only through its own entry point, `@steward/algal-runtime/LanguageModelExecutor`.
