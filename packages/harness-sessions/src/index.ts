@@ -26,3 +26,32 @@ export * as Tools from "./Tools.js"
  * @since 0.1.0
  */
 export * as PromptCompiler from "./PromptCompiler.js"
+
+/**
+ * The events of a session's one ordered stream (types, redaction).
+ *
+ * @since 0.1.0
+ */
+export * as Event from "./Event.js"
+
+/**
+ * The session store: events, step results and managed-transition revisions (`layerSql`,
+ * `layerMemory`), with a live tail.
+ *
+ * @since 0.1.0
+ */
+export * as EventStore from "./EventStore.js"
+
+/**
+ * A scripted `LanguageModel` (JSONL, one turn per line) for hosts' own tests.
+ *
+ * @since 0.1.0
+ */
+export * as ScriptedModel from "./ScriptedModel.js"
+
+/**
+ * The opt-in goal loop: objective validation, the separate checker, continuation prompts.
+ *
+ * @since 0.1.0
+ */
+export * as Goal from "./Goal.js"

@@ -1,0 +1,140 @@
+/**
+ * The events of a session's one ordered stream: what a run did, in `seq` order, as the host and
+ * the CLI read it. Types the harness writes are listed in `types`; any other well-formed type (a
+ * host's own note, a newer harness's event) is stored and relayed in order like the rest.
+ *
+ * Every string in an event's data passes governance-rules' secret redaction before it is stored,
+ * so prompt secrets never enter the stream.
+ *
+ * @since 0.1.0
+ */
+import { Evidence } from "@steward/governance-rules"
+import * as Schema from "effect/Schema"
+
+/**
+ * The event types the harness writes.
+ *
+ * - `run.start`: a run began (its prompt, trigger, slice limits).
+ * - `message`: a message of the conversation (`role` user | assistant | system notice).
+ * - `model.call`: one model call (usage: input, cached input, output tokens; finish reason).
+ * - `tool.call` / `tool.result`: a governed tool call and its outcome.
+ * - `tool.refused`: a call governance denied or nobody approved, with the citation.
+ * - `approval`: how an ask was answered (rule, person with time, or reviewer).
+ * - `hook`: a lifecycle hook's evidence (pre/post tool, failure, guardrail, completion).
+ * - `checkpoint`: the harness-written summary at a boundary or a settle.
+ * - `heartbeat`: steps, elapsed time, last tool, slice, call budget, tokens.
+ * - `notice`: something the person should know (a slice boundary, a budget, a rule saved).
+ * - `reflex.decision`: a turn-end reflex decision and what the harness did with it.
+ * - `goal`: the goal's state changes and the checker's verdicts.
+ * - `run.settle`: how the run ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const types = [
+  "run.start",
+  "message",
+  "model.call",
+  "tool.call",
+  "tool.result",
+  "tool.refused",
+  "approval",
+  "hook",
+  "checkpoint",
+  "heartbeat",
+  "notice",
+  "reflex.decision",
+  "goal",
+  "run.settle"
+] as const
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type KnownType = typeof types[number]
+
+/**
+ * An event type: a known one or any lower-case dotted name (≤ 64 characters).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const EventType = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/), Schema.maxLength(64))
+
+/**
+ * An event to append (the store assigns `seq` and `at`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EventInput {
+  readonly run: string | null
+  readonly type: string
+  readonly data: unknown
+}
+
+/**
+ * A stored event.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class SessionEvent extends Schema.Class<SessionEvent>("@steward/harness-sessions/SessionEvent")({
+  session: Schema.String,
+  seq: Schema.Int,
+  at: Schema.Int,
+  run: Schema.NullOr(Schema.String),
+  type: EventType,
+  data: Schema.Unknown
+}) {}
+
+/**
+ * Whether a type is one the harness writes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const isKnown = (type: string): type is KnownType => (types as ReadonlyArray<string>).includes(type)
+
+/**
+ * Redact every string in a JSON-like value (keys are kept; values pass `Evidence.redact`), and
+ * make it JSON-safe (functions and `undefined` dropped, non-finite numbers to `null`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const redact = (value: unknown): unknown => {
+  const seen = new Set<unknown>()
+  const go = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return Evidence.redact(v)
+    if (typeof v === "number") return Number.isFinite(v) ? v : null
+    if (v === null || typeof v === "boolean") return v
+    if (typeof v !== "object" || depth > 64 || seen.has(v)) return null
+    seen.add(v)
+    try {
+      if (Array.isArray(v)) return v.map((x) => go(x, depth + 1) ?? null)
+      const out: Record<string, unknown> = {}
+      for (const [key, x] of Object.entries(v)) {
+        if (x === undefined || typeof x === "function") continue
+        out[key] = go(x, depth + 1)
+      }
+      return out
+    } finally {
+      seen.delete(v)
+    }
+  }
+  return go(value, 0)
+}
+
+/**
+ * Make an event input (data redacted).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (run: string | null, type: string, data: unknown): EventInput => ({
+  run,
+  type,
+  data: redact(data)
+})

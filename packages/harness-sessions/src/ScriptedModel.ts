@@ -1,0 +1,216 @@
+/**
+ * A scripted `LanguageModel` for tests and demos: JSONL, one model turn per line, served in
+ * order. A line is `{"text"?, "toolCalls"?: [{"name","input"}], "usage"?: {"input","cachedInput",
+ * "output"}, "for"?: "agent" | "checker"}`; lines `for: "checker"` answer the goal loop's
+ * separate checker calls (`Goal.Checker`), the others the run's own calls. Blank lines and lines
+ * starting with `//` are skipped. A call past the last line fails the model call.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedModel } from "@steward/harness-sessions"
+ *
+ * const ModelLive = ScriptedModel.layerFromText([
+ *   `{"toolCalls":[{"name":"shell","input":{"command":"ls"}}]}`,
+ *   `{"text":"Done: the listing is above.","usage":{"input":120,"output":8}}`
+ * ].join("\n"))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Response from "@effect/ai/Response"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Goal from "./Goal.js"
+import { HarnessError } from "./HarnessError.js"
+
+/**
+ * One scripted turn.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Turn = Schema.Struct({
+  text: Schema.optional(Schema.String),
+  toolCalls: Schema.optional(Schema.Array(Schema.Struct({
+    name: Schema.String.pipe(Schema.minLength(1)),
+    input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) })
+  }))),
+  usage: Schema.optional(Schema.Struct({
+    input: Schema.optional(Schema.NonNegativeInt),
+    cachedInput: Schema.optional(Schema.NonNegativeInt),
+    output: Schema.optional(Schema.NonNegativeInt)
+  })),
+  for: Schema.optionalWith(Schema.Literal("agent", "checker"), { default: () => "agent" as const })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Turn = typeof Turn.Type
+
+const decodeTurn = Schema.decodeUnknownEither(Turn, { onExcessProperty: "error" })
+
+/**
+ * Parse a script (typed `INVALID_INPUT` naming the line and the field). `file` names the source.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (text: string, file = "script"): Effect.Effect<ReadonlyArray<Turn>, HarnessError> =>
+  Effect.suspend(() => {
+    const turns: Array<Turn> = []
+    const lines = text.split(/\r?\n/)
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.trim()
+      if (line === "" || line.startsWith("//")) continue
+      const where = `${file}:${i + 1}`
+      let json: unknown
+      try {
+        json = JSON.parse(line)
+      } catch (error) {
+        return Effect.fail(invalid(`${where}: not JSON (${(error as Error).message})`))
+      }
+      const turn = decodeTurn(json)
+      if (turn._tag === "Left") {
+        return Effect.fail(invalid(`${where}: ${ParseResult.TreeFormatter.formatErrorSync(turn.left)}`))
+      }
+      if (turn.right.text === undefined && (turn.right.toolCalls ?? []).length === 0) {
+        return Effect.fail(invalid(`${where}: a turn needs text or toolCalls`))
+      }
+      turns.push(turn.right)
+    }
+    if (turns.length === 0) return Effect.fail(invalid(`${file}: the script has no turns`))
+    return Effect.succeed(turns)
+  })
+
+const invalid = (message: string) => new HarnessError({ code: "INVALID_INPUT", message })
+
+const parts = (turn: Turn, n: number): Array<Response.PartEncoded> => {
+  const calls = turn.toolCalls ?? []
+  const out: Array<Response.PartEncoded> = []
+  if (turn.text !== undefined) out.push({ type: "text", text: turn.text })
+  calls.forEach((call, i) =>
+    out.push({ type: "tool-call", id: `call_${n}_${i + 1}`, name: call.name, params: call.input })
+  )
+  const input = turn.usage?.input
+  const output = turn.usage?.output
+  out.push({
+    type: "finish",
+    reason: calls.length > 0 ? "tool-calls" : "stop",
+    usage: {
+      inputTokens: input,
+      outputTokens: output,
+      totalTokens: input === undefined && output === undefined ? undefined : (input ?? 0) + (output ?? 0),
+      reasoningTokens: undefined,
+      cachedInputTokens: turn.usage?.cachedInput
+    }
+  })
+  return out
+}
+
+const toStream = (encoded: Array<Response.PartEncoded>): Array<Response.StreamPartEncoded> =>
+  encoded.flatMap((part): Array<Response.StreamPartEncoded> =>
+    part.type === "text"
+      ? [
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: part.text },
+        { type: "text-end", id: "t" }
+      ]
+      : [part as Response.StreamPartEncoded]
+  )
+
+/**
+ * A `LanguageModel` serving `turns` in order, starting after the first `offset` (a resumed
+ * session skips the turns its stored steps already hold).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeModel = (turns: ReadonlyArray<Turn>, offset = 0) =>
+  Effect.suspend(() => {
+    let next = offset
+    const serve = Effect.suspend(() => {
+      const n = next++
+      const turn = turns[n]
+      return turn === undefined
+        ? Effect.fail(
+          new AiError.UnknownError({
+            module: "ScriptedModel",
+            method: "generateText",
+            description: `the script has ${turns.length} turns; call ${n + 1} has none`
+          })
+        )
+        : Effect.succeed(parts(turn, n + 1))
+    })
+    return LanguageModel.make({
+      generateText: () => serve,
+      streamText: () => Stream.flatMap(serve, (encoded) => Stream.fromIterable(toStream(encoded)))
+    })
+  })
+
+/**
+ * Offsets into the two queues (turns already served, e.g. by a stored session).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Offsets {
+  readonly agent?: number
+  readonly checker?: number
+}
+
+/**
+ * The `LanguageModel` (agent lines) and the goal `Checker` (checker lines) of a parsed script.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  turns: ReadonlyArray<Turn>,
+  offsets: Offsets = {}
+): Layer.Layer<LanguageModel.LanguageModel | Goal.Checker> =>
+  Layer.merge(
+    Layer.effect(LanguageModel.LanguageModel, makeModel(turns.filter((t) => t.for === "agent"), offsets.agent)),
+    Layer.effect(
+      Goal.Checker,
+      Effect.map(makeModel(turns.filter((t) => t.for === "checker"), offsets.checker), (model) => ({ model }))
+    )
+  )
+
+/**
+ * The layers of a script's text (fails with `INVALID_INPUT` naming the line).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromText = (
+  text: string,
+  offsets: Offsets = {},
+  file?: string
+): Layer.Layer<LanguageModel.LanguageModel | Goal.Checker, HarnessError> =>
+  Layer.unwrapEffect(Effect.map(parse(text, file), (turns) => layer(turns, offsets)))
+
+/**
+ * The layers of a script file.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromFile = (
+  file: string,
+  offsets: Offsets = {}
+): Layer.Layer<LanguageModel.LanguageModel | Goal.Checker, HarnessError, FileSystem.FileSystem> =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError((error) => invalid(`cannot read script ${file}: ${error.message}`))
+    )
+    return layerFromText(text, offsets, file)
+  }))

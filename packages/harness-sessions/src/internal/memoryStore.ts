@@ -1,0 +1,103 @@
+/**
+ * The in-memory session store (tests, hosts that keep nothing).
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import { SessionEvent } from "../Event.js"
+import type * as EventStore from "../EventStore.js"
+import { HarnessError } from "../HarnessError.js"
+
+interface Session {
+  readonly id: string
+  readonly createdAt: number
+  meta: unknown
+  readonly events: Array<SessionEvent>
+  readonly steps: Map<string, unknown>
+  readonly revisions: Array<EventStore.Revision>
+}
+
+const notFound = (id: string) => new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
+
+const clone = (value: unknown): unknown => value === undefined ? null : JSON.parse(JSON.stringify(value))
+
+const row = (s: Session): EventStore.SessionRow => ({
+  id: s.id,
+  createdAt: s.createdAt,
+  meta: s.meta,
+  lastSeq: s.events.length
+})
+
+/** Build the in-memory store. */
+export const make = Effect.gen(function*() {
+  const sessions = new Map<string, Session>()
+  const hub = yield* PubSub.unbounded<string>()
+  const lock = yield* Effect.makeSemaphore(1)
+  const find = (id: string) => {
+    const s = sessions.get(id)
+    return s === undefined ? Effect.fail(notFound(id)) : Effect.succeed(s)
+  }
+  const store: EventStore.EventStore["Type"] = {
+    create: (id, meta) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        if (sessions.has(id)) {
+          return yield* new HarnessError({ code: "INVALID_INPUT", message: `session ${id} already exists` })
+        }
+        const createdAt = yield* Clock.currentTimeMillis
+        const s: Session = { id, createdAt, meta: clone(meta), events: [], steps: new Map(), revisions: [] }
+        sessions.set(id, s)
+        return row(s)
+      })),
+    get: (id) => Effect.map(find(id), row),
+    list: Effect.sync(() => [...sessions.values()].map(row)),
+    commit: (id, commit) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        const s = yield* find(id)
+        const key = commit.step === undefined ? undefined : `${commit.step.run}#${commit.step.index}`
+        if (key !== undefined && s.steps.has(key)) {
+          return yield* new HarnessError({ code: "STORE_FAILED", message: `step ${key} is already committed` })
+        }
+        if (commit.revision !== undefined && commit.revision.revision !== s.revisions.length + 1) {
+          return yield* new HarnessError({
+            code: "STORE_FAILED",
+            message: `revision ${commit.revision.revision} does not follow ${s.revisions.length}`
+          })
+        }
+        const at = yield* Clock.currentTimeMillis
+        const written = commit.events.map((e, i) =>
+          new SessionEvent({
+            session: id,
+            seq: s.events.length + i + 1,
+            at,
+            run: e.run,
+            type: e.type,
+            data: clone(e.data)
+          })
+        )
+        s.events.push(...written)
+        if (key !== undefined) s.steps.set(key, clone(commit.step!.result))
+        if (commit.revision !== undefined) {
+          s.revisions.push({ ...commit.revision, record: clone(commit.revision.record) })
+        }
+        if (commit.meta !== undefined) s.meta = clone(commit.meta)
+        yield* PubSub.publish(hub, id)
+        return written
+      })),
+    read: (id, options = {}) =>
+      Effect.map(find(id), (s) => {
+        const after = options.after ?? 0
+        const from = s.events.findIndex((e) => e.seq > after)
+        if (from < 0) return []
+        return s.events.slice(from, options.limit === undefined ? undefined : from + options.limit)
+      }),
+    step: (id, run, index) =>
+      Effect.map(find(id), (s) => {
+        const key = `${run}#${index}`
+        return s.steps.has(key) ? Option.some(s.steps.get(key)) : Option.none()
+      }),
+    revisions: (id) => Effect.map(find(id), (s) => [...s.revisions]),
+    subscribe: PubSub.subscribe(hub)
+  }
+  return store
+})

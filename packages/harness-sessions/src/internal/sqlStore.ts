@@ -1,0 +1,218 @@
+/**
+ * The SQL session store: tables `harness_*`, migrations table `harness_sessions_migrations`.
+ * Each commit is one transaction that starts with a write (the session's `last_seq` bump), so
+ * the writer lock is taken up front and concurrent processes wait on the busy timeout.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import { SessionEvent } from "../Event.js"
+import type * as EventStore from "../EventStore.js"
+import { HarnessError } from "../HarnessError.js"
+
+/** The embedded migrations. */
+export const migrations = Migrator.fromRecord({
+  "0001_harness_sessions": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS harness_sessions (
+      id TEXT PRIMARY KEY NOT NULL,
+      created_at BIGINT NOT NULL,
+      meta TEXT NOT NULL,
+      last_seq INTEGER NOT NULL
+    )`
+    yield* sql`CREATE TABLE IF NOT EXISTS harness_events (
+      session TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      at BIGINT NOT NULL,
+      run TEXT,
+      type TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (session, seq)
+    )`
+    yield* sql`CREATE TABLE IF NOT EXISTS harness_steps (
+      session TEXT NOT NULL,
+      run TEXT NOT NULL,
+      idx INTEGER NOT NULL,
+      result TEXT NOT NULL,
+      PRIMARY KEY (session, run, idx)
+    )`
+    yield* sql`CREATE TABLE IF NOT EXISTS harness_receipts (
+      session TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      digest TEXT NOT NULL,
+      record TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      PRIMARY KEY (session, revision)
+    )`
+  })
+})
+
+const migrate = Migrator.make({})({ loader: migrations, table: "harness_sessions_migrations" })
+
+const failed = (what: string) => (error: { readonly message: string }) =>
+  new HarnessError({ code: "STORE_FAILED", message: `session store: ${what} failed: ${error.message}` })
+
+const SessionRow = Schema.Struct({
+  id: Schema.String,
+  created_at: Schema.Number,
+  meta: Schema.parseJson(),
+  last_seq: Schema.Number
+})
+const EventRow = Schema.Struct({
+  seq: Schema.Number,
+  at: Schema.Number,
+  run: Schema.NullOr(Schema.String),
+  type: Schema.String,
+  data: Schema.parseJson()
+})
+const RevisionRow = Schema.Struct({
+  revision: Schema.Number,
+  digest: Schema.String,
+  record: Schema.parseJson(),
+  payload: Schema.parseJson()
+})
+const decodeSessions = Schema.decodeUnknown(Schema.Array(SessionRow))
+const decodeEvents = Schema.decodeUnknown(Schema.Array(EventRow))
+const decodeRevisions = Schema.decodeUnknown(Schema.Array(RevisionRow))
+
+// Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
+const BATCH = 500
+
+const json = (value: unknown): string => JSON.stringify(value ?? null)
+
+/** Build the SQL store. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* migrate.pipe(Effect.mapError(failed("migration")))
+  const hub = yield* PubSub.unbounded<string>()
+  const toRow = (r: typeof SessionRow.Type): EventStore.SessionRow => ({
+    id: r.id,
+    createdAt: r.created_at,
+    meta: r.meta,
+    lastSeq: r.last_seq
+  })
+  const find = (id: string) =>
+    sql`SELECT id, created_at, meta, last_seq FROM harness_sessions WHERE id = ${id}`.pipe(
+      Effect.flatMap(decodeSessions),
+      Effect.mapError(failed("reading a session")),
+      Effect.flatMap((rows) =>
+        rows[0] === undefined
+          ? Effect.fail(new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` }))
+          : Effect.succeed(toRow(rows[0]))
+      )
+    )
+  const store: EventStore.EventStore["Type"] = {
+    create: (id, meta) =>
+      Effect.gen(function*() {
+        const at = yield* Clock.currentTimeMillis
+        const inserted = yield* sql`INSERT INTO harness_sessions (id, created_at, meta, last_seq)
+          VALUES (${id}, ${at}, ${json(meta)}, 0) ON CONFLICT (id) DO NOTHING RETURNING id`.pipe(
+          Effect.mapError(failed("creating a session"))
+        )
+        if (inserted.length === 0) {
+          return yield* new HarnessError({ code: "INVALID_INPUT", message: `session ${id} already exists` })
+        }
+        return { id, createdAt: at, meta: JSON.parse(json(meta)) as unknown, lastSeq: 0 }
+      }),
+    get: find,
+    list: sql`SELECT id, created_at, meta, last_seq FROM harness_sessions ORDER BY created_at, id`.pipe(
+      Effect.flatMap(decodeSessions),
+      Effect.map((rows) => rows.map(toRow)),
+      Effect.mapError(failed("listing sessions"))
+    ),
+    commit: (id, commit) =>
+      Effect.gen(function*() {
+        const at = yield* Clock.currentTimeMillis
+        const n = commit.events.length
+        const bumped = yield* (commit.meta === undefined
+          ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
+          : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+            json(commit.meta)
+          } WHERE id = ${id} RETURNING last_seq`)
+        const last = bumped[0]?.["last_seq"]
+        if (typeof last !== "number") {
+          return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
+        }
+        const first = last - n + 1
+        const rows = commit.events.map((e, i) => ({
+          session: id,
+          seq: first + i,
+          at,
+          run: e.run,
+          type: e.type,
+          data: json(e.data)
+        }))
+        for (let i = 0; i < rows.length; i += BATCH) {
+          yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
+        }
+        if (commit.step !== undefined) {
+          const { index, result, run } = commit.step
+          yield* sql`INSERT INTO harness_steps (session, run, idx, result)
+            VALUES (${id}, ${run}, ${index}, ${json(result)})`
+        }
+        if (commit.revision !== undefined) {
+          const r = commit.revision
+          const top = yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
+          if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
+            return yield* new HarnessError({
+              code: "STORE_FAILED",
+              message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
+            })
+          }
+          yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
+            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
+        }
+        return rows.map((r) =>
+          new SessionEvent({
+            session: id,
+            seq: r.seq,
+            at,
+            run: r.run,
+            type: r.type,
+            data: JSON.parse(r.data) as unknown
+          })
+        )
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", (error) => Effect.fail(failed("commit")(error))),
+        Effect.tap(() => PubSub.publish(hub, id))
+      ),
+    read: (id, options = {}) =>
+      Effect.gen(function*() {
+        const after = options.after ?? 0
+        const rows = yield* (options.limit === undefined
+          ? sql`SELECT seq, at, run, type, data FROM harness_events
+              WHERE session = ${id} AND seq > ${after} ORDER BY seq`
+          : sql`SELECT seq, at, run, type, data FROM harness_events
+              WHERE session = ${id} AND seq > ${after} ORDER BY seq LIMIT ${options.limit}`).pipe(
+            Effect.flatMap(decodeEvents),
+            Effect.mapError(failed("reading events"))
+          )
+        if (rows.length === 0) yield* find(id)
+        return rows.map((r) =>
+          new SessionEvent({ session: id, seq: r.seq, at: r.at, run: r.run, type: r.type, data: r.data })
+        )
+      }),
+    step: (id, run, index) =>
+      sql`SELECT result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
+        Effect.mapError(failed("reading a step")),
+        Effect.map((rows) =>
+          rows[0] === undefined ? Option.none() : Option.some(JSON.parse(String(rows[0]["result"])) as unknown)
+        )
+      ),
+    revisions: (id) =>
+      sql`SELECT revision, digest, record, payload FROM harness_receipts WHERE session = ${id} ORDER BY revision`.pipe(
+        Effect.flatMap(decodeRevisions),
+        Effect.map((rows) =>
+          rows.map((r) => ({ revision: r.revision, digest: r.digest, record: r.record, receipt: r.payload }))
+        ),
+        Effect.mapError(failed("reading revisions"))
+      ),
+    subscribe: PubSub.subscribe(hub)
+  }
+  return store
+})

@@ -1,0 +1,139 @@
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Chunk, Effect, Fiber, Layer, Option, Stream } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Event from "../src/Event.js"
+import * as EventStore from "../src/EventStore.js"
+
+const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>) =>
+  describe(name, () => {
+    it.effect("one seq-ordered stream per session; a commit's events, step and revision land together", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("a", { workspace: "/w" })
+        yield* store.create("b", {})
+        const first = yield* store.commit("a", {
+          events: [Event.make("a.r1", "run.start", { prompt: "hi" }), Event.make("a.r1", "message", { text: "x" })],
+          step: { run: "a.r1", index: 0, result: { ok: 1 } }
+        })
+        assert.deepStrictEqual(first.map((e) => e.seq), [1, 2])
+        yield* store.commit("b", { events: [Event.make(null, "note", {})] })
+        const second = yield* store.commit("a", {
+          events: [Event.make("a.r1", "host.custom_thing", { any: [1, 2] })],
+          revision: { revision: 1, digest: "sha256:x", record: { r: 1 }, receipt: { d: 1 } },
+          meta: { workspace: "/w", open: false }
+        })
+        assert.strictEqual(second[0]!.seq, 3)
+        const events = yield* store.read("a")
+        assert.deepStrictEqual(events.map((e) => [e.seq, e.type]), [[1, "run.start"], [2, "message"], [
+          3,
+          "host.custom_thing"
+        ]])
+        assert.deepStrictEqual(events[2]!.data, { any: [1, 2] })
+        assert.deepStrictEqual((yield* store.read("a", { after: 1, limit: 1 })).map((e) => e.seq), [2])
+        assert.deepStrictEqual(yield* store.step("a", "a.r1", 0), Option.some({ ok: 1 }))
+        assert.isTrue(Option.isNone(yield* store.step("a", "a.r1", 1)))
+        assert.deepStrictEqual((yield* store.revisions("a")).map((r) => r.revision), [1])
+        assert.deepStrictEqual((yield* store.get("a")).meta, { workspace: "/w", open: false })
+        assert.strictEqual((yield* store.get("a")).lastSeq, 3)
+        assert.deepStrictEqual((yield* store.list).map((s) => s.id).sort(), ["a", "b"])
+      }).pipe(Effect.provide(layer())))
+
+    it.effect("a refused commit writes nothing: a step committed twice, a revision out of order", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("a", {})
+        yield* store.commit("a", { events: [Event.make("r", "message", {})], step: { run: "r", index: 0, result: 1 } })
+        const again = yield* Effect.flip(
+          store.commit("a", { events: [Event.make("r", "message", {})], step: { run: "r", index: 0, result: 2 } })
+        )
+        assert.strictEqual(again.code, "STORE_FAILED")
+        const gap = yield* Effect.flip(store.commit("a", {
+          events: [Event.make("r", "run.settle", {})],
+          revision: { revision: 2, digest: "sha256:x", record: {}, receipt: {} }
+        }))
+        assert.strictEqual(gap.code, "STORE_FAILED")
+        assert.strictEqual((yield* store.read("a")).length, 1)
+        assert.deepStrictEqual(yield* store.step("a", "r", 0), Option.some(1))
+        assert.strictEqual((yield* store.get("a")).lastSeq, 1)
+        const missing = yield* Effect.flip(store.read("nope"))
+        assert.strictEqual(missing.code, "SESSION_NOT_FOUND")
+        const dup = yield* Effect.flip(store.create("a", {}))
+        assert.strictEqual(dup.code, "INVALID_INPUT")
+      }).pipe(Effect.provide(layer())))
+
+    it.live("follow replays the stored events and then tails new commits in order", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("a", {})
+        yield* store.commit("a", { events: [Event.make(null, "message", { n: 1 })] })
+        const fiber = yield* EventStore.follow("a").pipe(Stream.take(4), Stream.runCollect, Effect.fork)
+        yield* Effect.sleep("20 millis")
+        yield* store.commit("a", { events: [Event.make(null, "message", { n: 2 }), Event.make(null, "x.y", { n: 3 })] })
+        yield* store.commit("a", { events: [Event.make(null, "run.settle", { n: 4 })] })
+        const got = Chunk.toArray(yield* Fiber.join(fiber))
+        assert.deepStrictEqual(got.map((e) => [e.seq, e.type]), [[1, "message"], [2, "message"], [3, "x.y"], [
+          4,
+          "run.settle"
+        ]])
+        const all = Chunk.toArray(yield* Stream.runCollect(EventStore.stream("a")))
+        assert.strictEqual(all.length, 4)
+      }).pipe(Effect.provide(layer())))
+  })
+
+contract("EventStore.layerMemory", () => EventStore.layerMemory)
+contract(
+  "EventStore.layerSql (SQLite)",
+  () => EventStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)
+)
+
+describe("Event", () => {
+  it("redacts governance-rules' secret patterns in every string of the data", () => {
+    const e = Event.make("r", "message", {
+      text: "run it with GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123 and --password hunter22",
+      nested: [{ header: "Authorization: Bearer abcdefghijklmnop" }],
+      n: Number.NaN,
+      gone: undefined
+    })
+    const text = JSON.stringify(e.data)
+    assert.notInclude(text, "ghp_abcdefghijklmnopqrstuvwxyz0123")
+    assert.notInclude(text, "hunter22")
+    assert.notInclude(text, "abcdefghijklmnop")
+    assert.include(text, "GITHUB_TOKEN=***")
+    assert.deepStrictEqual((e.data as any).n, null)
+    assert.isFalse("gone" in (e.data as any))
+  })
+})
+
+describe("EventStore.layerSql persistence", () => {
+  it.effect("a reopened database has every committed event, step and revision", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-store-"))
+      const file = path.join(dir, "s.sqlite")
+      const layer = () => EventStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: file })), Layer.orDie)
+      yield* Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("a", { w: 1 })
+        yield* store.commit("a", {
+          events: Array.from({ length: 1200 }, (_, i) => Event.make("r", "heartbeat", { i })),
+          step: { run: "r", index: 0, result: "x" },
+          revision: { revision: 1, digest: "sha256:d", record: { a: 1 }, receipt: { b: 2 } }
+        })
+      }).pipe(Effect.provide(layer()))
+      yield* Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        const events = yield* store.read("a")
+        assert.strictEqual(events.length, 1200)
+        assert.deepStrictEqual(events.map((e) => e.seq), Array.from({ length: 1200 }, (_, i) => i + 1))
+        assert.deepStrictEqual(yield* store.step("a", "r", 0), Option.some("x"))
+        assert.deepStrictEqual(yield* store.revisions("a"), [{
+          revision: 1,
+          digest: "sha256:d",
+          record: { a: 1 },
+          receipt: { b: 2 }
+        }])
+      }).pipe(Effect.provide(layer()))
+    }))
+})
