@@ -139,15 +139,18 @@ export const follow = (
       Effect.ignore,
       Effect.zipRight(Queue.takeAll(wake))
     )
-    return Stream.paginateChunkEffect(options.after ?? 0, (cursor) =>
-      store.read(session, { after: cursor, limit: PAGE }).pipe(
-        Effect.flatMap((events) => {
-          const last = events[events.length - 1]
-          return last === undefined
-            ? Effect.as(pause, [Chunk.empty<Event.SessionEvent>(), Option.some(cursor)] as const)
-            : Effect.succeed([Chunk.unsafeFromArray(events), Option.some(last.seq)] as const)
-        })
-      ))
+    return Stream.paginateChunkEffect(
+      options.after ?? 0,
+      (cursor) =>
+        store.read(session, { after: cursor, limit: PAGE }).pipe(
+          Effect.flatMap((events) => {
+            const last = events[events.length - 1]
+            return last === undefined
+              ? Effect.as(pause, [Chunk.empty<Event.SessionEvent>(), Option.some(cursor)] as const)
+              : Effect.succeed([Chunk.unsafeFromArray(events), Option.some(last.seq)] as const)
+          })
+        )
+    )
   }))
 
 const PAGE = 1000
@@ -162,17 +165,19 @@ export const stream = (
   session: string,
   options: { readonly after?: number } = {}
 ): Stream.Stream<Event.SessionEvent, HarnessError.HarnessError, EventStore> =>
-  Stream.unwrap(Effect.map(EventStore, (store) =>
-    Stream.paginateChunkEffect(options.after ?? 0, (cursor) =>
-      store.read(session, { after: cursor, limit: PAGE }).pipe(
-        Effect.map((events) => {
-          const last = events[events.length - 1]
-          return [
-            Chunk.unsafeFromArray(events),
-            last === undefined || events.length < PAGE ? Option.none<number>() : Option.some(last.seq)
-          ] as const
-        })
-      ))))
+  Stream.unwrap(
+    Effect.map(EventStore, (store) =>
+      Stream.paginateChunkEffect(options.after ?? 0, (cursor) =>
+        store.read(session, { after: cursor, limit: PAGE }).pipe(
+          Effect.map((events) => {
+            const last = events[events.length - 1]
+            return [
+              Chunk.unsafeFromArray(events),
+              last === undefined || events.length < PAGE ? Option.none<number>() : Option.some(last.seq)
+            ] as const
+          })
+        )))
+  )
 
 /**
  * The SQL store (needs only the abstract `SqlClient`; runs its own migrations).
@@ -192,4 +197,3 @@ export const layerSql: Layer.Layer<EventStore, HarnessError.HarnessError, SqlCli
  * @category layers
  */
 export const layerMemory: Layer.Layer<EventStore> = Layer.effect(EventStore, MemoryStore.make)
-
