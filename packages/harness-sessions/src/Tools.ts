@@ -279,6 +279,19 @@ export const byName = <T extends Any>(tools: ReadonlyArray<T>, name: string): Op
   Option.fromNullable(tools.find((tool) => tool.name === name))
 
 /**
+ * A tool as `@effect/ai` sees it: struct parameters, a text result (the `ToolResult` output).
+ *
+ * @since 0.1.0
+ * @category interop
+ */
+export type AiToolOf = AiTool.Tool<string, {
+  readonly parameters: Schema.Struct<{ readonly [field: string]: Schema.Schema<any, any, never> }>
+  readonly success: typeof Schema.String
+  readonly failure: typeof Schema.Never
+  readonly failureMode: "error"
+}>
+
+/**
  * The tools as an `@effect/ai` toolkit, for `LanguageModel.generateText({ toolkit, ... })`. The
  * harness resolves calls itself (governance first), so it passes `disableToolCallResolution` and
  * never registers handlers; the toolkit only tells the provider each tool's name, description
@@ -287,7 +300,7 @@ export const byName = <T extends Any>(tools: ReadonlyArray<T>, name: string): Op
  * @since 0.1.0
  * @category interop
  */
-export const toAiToolkit = (tools: ReadonlyArray<Any>): AiToolkit.Toolkit<Record<string, AiTool.Any>> =>
+export const toAiToolkit = (tools: ReadonlyArray<Any>): AiToolkit.Toolkit<Record<string, AiToolOf>> =>
   AiToolkit.make(
     ...tools.map((tool) =>
       AiTool.make(tool.name, {
@@ -296,4 +309,4 @@ export const toAiToolkit = (tools: ReadonlyArray<Any>): AiToolkit.Toolkit<Record
         success: Schema.String
       })
     )
-  ) as unknown as AiToolkit.Toolkit<Record<string, AiTool.Any>>
+  ) as unknown as AiToolkit.Toolkit<Record<string, AiToolOf>>

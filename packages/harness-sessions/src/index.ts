@@ -55,3 +55,10 @@ export * as ScriptedModel from "./ScriptedModel.js"
  * @since 0.1.0
  */
 export * as Goal from "./Goal.js"
+
+/**
+ * OpenAI and Anthropic `LanguageModel` layers chosen by `PROVIDER:MODEL`.
+ *
+ * @since 0.1.0
+ */
+export * as Providers from "./Providers.js"
