@@ -12,7 +12,7 @@ import type * as AlgalProgramModule from "@steward/algal-runtime/Program"
 import * as Runtime from "@steward/algal-runtime/Runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { DecisionProgram, ProgramInput, ProgramRun, Violation } from "./Program.js"
+import type { DecisionProgram, ProgramInput, ProgramRun, Violation } from "./DecisionProgram.js"
 import * as ReflexError from "./ReflexError.js"
 
 /**

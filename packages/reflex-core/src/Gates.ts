@@ -7,7 +7,7 @@
  */
 import * as Cues from "./Cues.js"
 import type { Features, TurnState } from "./Features.js"
-import { any, charBefore, isAlnum, paragraphs, tail } from "./internal/text.js"
+import { charBefore, firstCue, isAlnum, paragraphs, tail } from "./internal/text.js"
 
 const endings = new Set(Cues.VETO_ENDINGS)
 
@@ -40,17 +40,19 @@ export const stemMatches = (text: string, stem: string): boolean => {
 }
 
 /**
- * The confirm veto over a turn's text: deletion, secrets, production or spending anywhere in the
- * last 16 KiB; deploy, release, tag, migration, removal, payment, access change or a message to
- * people (or any risk or hand-off cue) in the asking paragraph (the last one, and the last one
- * with a question mark).
+ * Why the confirm veto holds over a turn's text, in words naming the cue class and the cue (for
+ * example "risk: the asking paragraph mentions 'wire'"), or undefined when it does not:
+ * deletion, secrets, production or spending anywhere in the last 16 KiB; deploy, release, tag,
+ * migration, removal, payment, access change or a message to people (or any risk or hand-off cue)
+ * in the asking paragraph (the last one, and the last one with a question mark).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category veto
  */
-export const confirmVetoed = (text: string): boolean => {
+export const confirmVetoReason = (text: string): string | undefined => {
   const window = tail(text, 16 * 1024)
-  if (Cues.VETO_ANYWHERE.some((stem) => stemMatches(window, stem))) return true
+  const anywhere = Cues.VETO_ANYWHERE.find((stem) => stemMatches(window, stem))
+  if (anywhere !== undefined) return `veto: the turn mentions '${anywhere.trim()}'`
   const all = paragraphs(window)
   const last = all.length === 0 ? "" : all[all.length - 1]!
   let qp = last
@@ -61,11 +63,23 @@ export const confirmVetoed = (text: string): boolean => {
     }
   }
   for (const ask of [last, qp]) {
-    if (Cues.VETO_IN_ASK.some((stem) => stemMatches(ask, stem))) return true
-    if (any(ask, Cues.RISK) || any(ask, Cues.USER_ACT)) return true
+    const stem = Cues.VETO_IN_ASK.find((s) => stemMatches(ask, s))
+    if (stem !== undefined) return `veto: the asking paragraph mentions '${stem.trim()}'`
+    const risk = firstCue(ask, Cues.RISK)
+    if (risk !== undefined) return `risk: the asking paragraph mentions '${risk}'`
+    const handoff = firstCue(ask, Cues.USER_ACT)
+    if (handoff !== undefined) return `hand-off: the asking paragraph asks the person to '${handoff}'`
   }
-  return false
+  return undefined
 }
+
+/**
+ * The confirm veto over a turn's text (see `confirmVetoReason`).
+ *
+ * @since 0.1.0
+ * @category veto
+ */
+export const confirmVetoed = (text: string): boolean => confirmVetoReason(text) !== undefined
 
 /**
  * Whether a `confirm` decision may be answered: no risk cue, no hand-off, no owner-only step, and
@@ -79,14 +93,43 @@ export const confirmable = (category: string, features: Features, text: string):
   (features["owner_only"] ?? 0) === 0 && !confirmVetoed(text)
 
 /**
+ * Why the veto part holds (risk, hand-off, owner-only, stems), in words naming the cue class and
+ * the cue, or undefined when the turn is not vetoed.
+ *
+ * @since 0.2.0
+ * @category veto
+ */
+export const vetoReason = (features: Features, text: string): string | undefined => {
+  if ((features["risk"] ?? 0) !== 0) {
+    return `risk: the turn mentions '${firstCue(tail(text, 300), Cues.RISK) ?? "a risk cue"}'`
+  }
+  if ((features["user_act"] ?? 0) !== 0) {
+    return `hand-off: the turn asks the person to '${firstCue(tail(text, 1200), Cues.USER_ACT) ?? "act"}'`
+  }
+  const owner = ownerOnlyReason(features, text)
+  return owner ?? confirmVetoReason(text)
+}
+
+/**
+ * Why a step is the owner's alone (the `owner_only` feature), or undefined.
+ *
+ * @since 0.2.0
+ * @category veto
+ */
+export const ownerOnlyReason = (features: Features, text: string): string | undefined =>
+  (features["owner_only"] ?? 0) === 0
+    ? undefined
+    : `owner-only: the turn names a step only the owner can take ('${
+      firstCue(tail(text, 1200), Cues.OWNER_ONLY) ?? "owner step"
+    }')`
+
+/**
  * The veto part alone (risk, hand-off, owner-only, stems), independent of the category.
  *
  * @since 0.1.0
  * @category veto
  */
-export const vetoed = (features: Features, text: string): boolean =>
-  (features["risk"] ?? 0) !== 0 || (features["user_act"] ?? 0) !== 0 || (features["owner_only"] ?? 0) !== 0 ||
-  confirmVetoed(text)
+export const vetoed = (features: Features, text: string): boolean => vetoReason(features, text) !== undefined
 
 /**
  * Automatic continuation settings.

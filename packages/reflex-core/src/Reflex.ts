@@ -6,11 +6,11 @@
  *
  * @since 0.1.0
  */
+import type * as Manifest from "@steward/algal-runtime/Manifest"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
-import * as Features from "./Features.js"
-import * as Gates from "./Gates.js"
-import { routeOrganism, settleOrganism } from "./internal/organisms.js"
+import type * as Features from "./Features.js"
+import * as Authoring from "./internal/authoring.js"
+import * as Builtin from "./internal/builtins.js"
 import * as Params from "./Params.js"
 import * as ReflexError from "./ReflexError.js"
 
@@ -26,6 +26,11 @@ export interface Extracted {
   readonly evidence: Record<string, unknown>
   /** Text-derived gate facts (e.g. the confirm veto); recorded only as booleans. */
   readonly facts: Readonly<Record<string, boolean>>
+  /**
+   * Why a gate fact holds, in words naming cue classes from the shipped lists (never the turn's
+   * text); explains a decision and is never recorded.
+   */
+  readonly reasons?: Readonly<Record<string, string>>
 }
 
 /**
@@ -65,6 +70,8 @@ export interface Gated {
   readonly vetoed: boolean
   /** Whether this value is one the head may act on at all, vetoes applied (before mode and certificate). */
   readonly actionable: boolean
+  /** When not actionable: why (the veto's cue class, the failed precondition). */
+  readonly reason?: string
 }
 
 /**
@@ -80,20 +87,104 @@ export interface ImportExample {
 }
 
 /**
- * A reflex definition.
+ * What a decision program must evaluate to: the decided value under the reflex's value key `K`,
+ * a gate, a head and a score (text and number positions accept run-time values such as `get`).
+ *
+ * @since 0.2.0
+ * @category authoring
+ */
+export type DecisionShape<K extends string> = Authoring.DecisionShape<K>
+
+/**
+ * An `Expr` program typed as a decision of a reflex whose value key is `K`.
+ *
+ * @since 0.2.0
+ * @category authoring
+ */
+export type DecisionExpr<K extends string> = Authoring.DecisionExpr<K>
+
+/**
+ * A finished decision organism, built with `organism(…)…decide(…)`.
+ *
+ * @since 0.2.0
+ * @category authoring
+ */
+export type DecisionOrganism<K extends string> = Authoring.DecisionOrganism<K>
+
+/**
+ * A decision organism under construction (see `organism`).
+ *
+ * @since 0.2.0
+ * @category authoring
+ */
+export type DecisionBuilder<K extends string, Ids extends string, Outs extends string, Ins extends string> =
+  Authoring.DecisionBuilder<K, Ids, Outs, Ins>
+
+/**
+ * Start a decision organism with the typed authoring API of `@steward/algal-runtime`. The input
+ * cell `src` (ports `features`, `params`, `evidence`) and the interface are declared for you; add
+ * cells with `.cells(b => b.expr(…).edge(…))` and finish with `.decide(id, { from, program })`,
+ * whose program must be typed as a decision with `valueKey`, `gate`, `head` and `score`. A program
+ * that cannot produce a decision, or an edge naming a port that does not exist, does not compile.
+ *
+ * @example
+ * ```ts
+ * import { Expr } from "@steward/algal-runtime"
+ * import { Reflex } from "@steward/reflex-core"
+ *
+ * const z = Expr.fold(Expr.get("params", "second", "terms"), Expr.get("params", "second", "bias"), "acc", "t",
+ *   Expr.add(Expr.get("acc"), Expr.mul(Expr.get("t", "w"), Expr.get("features", Expr.get("t", "f")))))
+ * const program = Reflex.organism({ key: "organism:review", name: "Review", valueKey: "verdict" })
+ *   .decide("decide", {
+ *     from: { features: "src.features", params: "src.params" },
+ *     program: Expr.record({ verdict: Expr.if_(Expr.gte(z, 0), "review", "ship"), gate: "score", head: "second",
+ *       score: Expr.round(Expr.mul(z, 1000)) })
+ *   })
+ * ```
+ *
+ * @since 0.2.0
+ * @category authoring
+ */
+export const organism: <const K extends string>(
+  options: Authoring.OrganismOptions<K>
+) => DecisionBuilder<K, "src", Authoring.SourcePorts, never> = Authoring.organism
+
+/**
+ * A reflex's organism: a typed decision organism, a manifest document (parsed JSON, e.g. built
+ * with `Organism` and `build()`), or its JSON text.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OrganismSource<K extends string = string> = DecisionOrganism<K> | Manifest.Manifest | string
+
+/**
+ * The JSON text of an organism source (what admission reads).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const organismText = (source: OrganismSource): string =>
+  typeof source === "string"
+    ? source
+    : JSON.stringify(Authoring.isDecisionOrganism(source) ? source.build() : source)
+
+/**
+ * A reflex definition. `I` is the input its extractor reads (and `Reflexes.decide` takes), `K` the
+ * key of the decided value in its decision.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ReflexDefinition<I = unknown> {
+export interface ReflexDefinition<I = unknown, K extends string = string> {
   readonly name: string
   readonly description: string
   readonly heads: ReadonlyArray<string>
   readonly prior: Params.Params
-  /** The shipped organism's source (`algal.organism.v1` JSON). */
-  readonly organism: string
+  /** The shipped organism: typed (`organism(…)`), a manifest document, or its JSON text. */
+  readonly organism: OrganismSource<K>
   /** The key of the decided value in the program's `decision` output (`route`, `category`, …). */
-  readonly valueKey: string
+  readonly valueKey: K
   readonly values: ReadonlyArray<string>
   readonly extract: (input: I) => Either.Either<Extraction, ReflexError.ReflexError>
   readonly gate: (decision: ProgramDecision, extracted: Extracted) => Gated
@@ -126,60 +217,13 @@ export interface RouteInput {
   readonly judge?: Features.Judge | undefined
 }
 
-const routeEvidence = (task: string, judge: Features.Judge | undefined) => ({
-  substantial: Features.substantial(task),
-  judged: judge !== undefined,
-  kind: judge?.kind ?? null
-})
-
-const routeFeaturesOf = (task: string, judge: Features.Judge | undefined): Record<string, number> => {
-  const base = Features.routeFeatures(task)
-  return judge === undefined ? base : Features.withJudgeEvidence(base, judge)
-}
-
 /**
  * The route reflex: frontier or standard tier for a new task.
  *
  * @since 0.1.0
  * @category reflexes
  */
-export const route: ReflexDefinition<RouteInput> = {
-  name: "route",
-  description: "Frontier or standard model tier for a new task",
-  heads: ["judged", "plain"],
-  prior: Params.routePrior,
-  organism: routeOrganism,
-  valueKey: "route",
-  values: ["frontier", "standard"],
-  extract: (input) => {
-    const evidence = routeEvidence(input.task, input.judge)
-    return Either.right({
-      _tag: "Extracted",
-      extracted: {
-        features: routeFeaturesOf(input.task, input.judge),
-        evidence,
-        facts: { substantial: evidence.substantial }
-      }
-    })
-  },
-  gate: (decision, extracted) => ({
-    value: Gates.routeFloor(decision.value as "frontier" | "standard", extracted.facts["substantial"] === true),
-    vetoed: false,
-    actionable: true
-  }),
-  certification: {},
-  explicitLabels: (value, decidedHead) =>
-    value === "frontier" || value === "standard" ? [{ head: decidedHead, label: value === "frontier" }] : undefined,
-  importExample: (line) => {
-    if (line.head !== undefined) return Either.left("route lines take no head")
-    if (line.toolCalls !== undefined) return Either.left("route lines take no tool_calls")
-    return Either.right({
-      head: line.judge === undefined ? "plain" : "judged",
-      features: routeFeaturesOf(line.text, line.judge),
-      evidence: routeEvidence(line.text, line.judge)
-    })
-  }
-}
+export const route: ReflexDefinition<RouteInput, "route"> = Builtin.route
 
 /**
  * Settle input: the turn's final text, its tool-call count (undefined ⇒ skipped), the state it
@@ -201,98 +245,21 @@ export interface SettleInput {
  * @since 0.1.0
  * @category reflexes
  */
-export const settle: ReflexDefinition<SettleInput> = {
-  name: "settle",
-  description: "Whether a finished turn stopped short or asks to confirm a safe next step",
-  heads: ["unfinished", "confirm"],
-  prior: Params.settlePrior,
-  organism: settleOrganism,
-  valueKey: "category",
-  values: [
-    "done",
-    "stopped_short",
-    "confirm",
-    "interrupted",
-    "question",
-    "needs_action",
-    "needs_approval",
-    "blocked",
-    "limited",
-    "failed",
-    "cancelled",
-    "uncertain"
-  ],
-  extract: (input) => {
-    const facts = input.facts ?? Features.completedTurn
-    const features = Features.settleFeatures(input.text, facts, input.toolCalls)
-    if (Option.isNone(features)) {
-      return Either.right({ _tag: "Skipped", reason: "tool-call count unknown: the turn is not scored" })
-    }
-    const f = features.value
-    return Either.right({
-      _tag: "Extracted",
-      extracted: {
-        features: f,
-        evidence: {
-          state: input.state ?? "idle",
-          limit: f["limit"]!,
-          blocked: f["blocked"]!,
-          done_claim: f["done_claim"]!
-        },
-        facts: { vetoed: Gates.vetoed(f, input.text) }
-      }
-    })
-  },
-  gate: (decision, extracted) => {
-    const vetoed = extracted.facts["vetoed"] === true
-    const f = extracted.features
-    if (decision.value === "confirm") return { value: decision.value, vetoed, actionable: !vetoed }
-    if (decision.value === "stopped_short") {
-      return { value: decision.value, vetoed, actionable: (f["owner_only"] ?? 0) === 0 }
-    }
-    return { value: decision.value, vetoed, actionable: false }
-  },
-  certification: {
-    unfinished: { floor: 0.75 },
-    confirm: { floor: 0.85, actionable: (f) => (f["risk"] ?? 0) === 0 && (f["user_act"] ?? 0) === 0 }
-  },
-  explicitLabels: (value) => {
-    switch (value) {
-      case "unfinished":
-      case "stopped_short":
-        return [{ head: "unfinished", label: true }, { head: "confirm", label: false }]
-      case "confirm":
-        return [{ head: "confirm", label: true }, { head: "unfinished", label: false }]
-      case "done":
-        return [{ head: "unfinished", label: false }, { head: "confirm", label: false }]
-      default:
-        return undefined
-    }
-  },
-  importExample: (line) => {
-    if (line.judge !== undefined) return Either.left("settle lines take no judge")
-    const head = line.head ?? "unfinished"
-    if (head !== "unfinished" && head !== "confirm") return Either.left(`unknown settle head ${JSON.stringify(head)}`)
-    const f = Features.settleFeaturesKnown(line.text, Features.completedTurn, line.toolCalls ?? 0)
-    return Either.right({
-      head,
-      features: f,
-      evidence: { state: "idle", limit: f["limit"]!, blocked: f["blocked"]!, done_claim: f["done_claim"]! }
-    })
-  }
-}
+export const settle: ReflexDefinition<SettleInput, "category"> = Builtin.settle
 
 /**
  * Define a user reflex: its own extractor, heads and prior, organism and label mapping. It is
  * validated here (name, heads, prior) and then runs through the same ledger, training,
- * certification and gates as the built-in reflexes. Its organism must pass the `pure` admission.
+ * certification and gates as the built-in reflexes. Its organism must pass the `pure` admission;
+ * a typed one (`organism(…)`) must decide under this definition's `valueKey` (checked when
+ * compiling, and here).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <I>(
-  definition: ReflexDefinition<I>
-): Either.Either<ReflexDefinition<I>, ReflexError.ReflexError> => {
+export const make = <I, const K extends string = string>(
+  definition: ReflexDefinition<I, K>
+): Either.Either<ReflexDefinition<I, K>, ReflexError.ReflexError> => {
   if (!/^[a-z0-9_]{1,48}$/.test(definition.name)) {
     return Either.left(
       ReflexError.make("invalid-input", `reflex name ${JSON.stringify(definition.name)} must match [a-z0-9_]{1,48}`)
@@ -305,6 +272,14 @@ export const make = <I>(
   if (problem !== undefined) return Either.left(ReflexError.make("invalid-params", problem))
   if (definition.prior.version !== 0) {
     return Either.left(ReflexError.make("invalid-params", `reflex ${definition.name}: the prior must be version 0`))
+  }
+  if (Authoring.isDecisionOrganism(definition.organism) && definition.organism.valueKey !== definition.valueKey) {
+    return Either.left(
+      ReflexError.make(
+        "invalid-input",
+        `reflex ${definition.name}: its organism decides ${definition.organism.valueKey}, not ${definition.valueKey}`
+      )
+    )
   }
   if (definition.values.length === 0) {
     return Either.left(ReflexError.make("invalid-input", `reflex ${definition.name} declares no decision values`))
@@ -329,3 +304,25 @@ export const make = <I>(
  * @category reflexes
  */
 export const builtins: ReadonlyArray<ReflexDefinition<any>> = [route, settle]
+
+/**
+ * The inputs of the built-in reflexes by name (what `Reflexes.decide("settle", …)` takes).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface BuiltinInputs {
+  readonly route: RouteInput
+  readonly settle: SettleInput
+}
+
+/**
+ * The input a reflex reads: a definition's `I`, a built-in's input by name, or `unknown` for any
+ * other name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InputOf<R> = R extends ReflexDefinition<infer I, any> ? I
+  : R extends keyof BuiltinInputs ? BuiltinInputs[R]
+  : unknown

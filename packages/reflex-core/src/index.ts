@@ -10,6 +10,13 @@
 export * as AlgalProgram from "./AlgalProgram.js"
 
 /**
+ * Decision programs: what a reflex runs and what a run returns (was `Program`).
+ *
+ * @since 0.2.0
+ */
+export * as DecisionProgram from "./DecisionProgram.js"
+
+/**
  * Every cue and keyword list, verbatim.
  *
  * @since 0.1.0
@@ -57,13 +64,6 @@ export * as Learning from "./Learning.js"
  * @since 0.1.0
  */
 export * as Params from "./Params.js"
-
-/**
- * Decision programs and the reflex `pure` admission profile.
- *
- * @since 0.1.0
- */
-export * as Program from "./Program.js"
 
 /**
  * Reflex definitions (route, settle, user-defined).

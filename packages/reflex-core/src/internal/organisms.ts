@@ -1,12 +1,143 @@
 /**
- * The shipped organisms, byte for byte (xcb @8b9bf39: 7,301 and 11,149 bytes).
+ * The shipped route and settle organisms, written with the typed authoring API. Their manifests
+ * digest exactly as the shipped xcb organisms (xcb @8b9bf39), which the tests check against the
+ * fixture files.
  * @internal
  */
+import * as Expr from "@steward/algal-runtime/Expr"
+import { organism } from "./authoring.js"
 
-/** @internal */
-export const routeOrganism: string =
-  "{\n  \"contract\": \"algal.organism.v1\",\n  \"key\": \"organism:xcb-route-reflex\",\n  \"name\": \"XCB route reflex\",\n  \"note\": \"Frontier or standard tier for a new task. Features and typed judge evidence arrive as inputs; parameters are versioned data fitted from local outcomes. Large prompts always route frontier; judged questions and capability probes route standard.\",\n  \"budgets\": {\n    \"maxSteps\": 6,\n    \"maxAgentCalls\": 0,\n    \"maxWork\": 60000,\n    \"maxContextBytes\": 65536,\n    \"maxOutputBytes\": 16384,\n    \"maxDepth\": 1\n  },\n  \"interface\": {\n    \"inputs\": {\n      \"features\": {\n        \"cell\": \"src\",\n        \"port\": \"features\"\n      },\n      \"params\": {\n        \"cell\": \"src\",\n        \"port\": \"params\"\n      },\n      \"evidence\": {\n        \"cell\": \"src\",\n        \"port\": \"evidence\"\n      }\n    },\n    \"outputs\": {\n      \"decision\": {\n        \"cell\": \"decide\",\n        \"port\": \"out\"\n      }\n    }\n  },\n  \"cells\": [\n    {\n      \"id\": \"src\",\n      \"kind\": \"input\",\n      \"outputs\": {\n        \"features\": \"json\",\n        \"params\": \"json\",\n        \"evidence\": \"json\"\n      }\n    },\n    {\n      \"id\": \"head\",\n      \"kind\": \"expr\",\n      \"inputs\": {\n        \"features\": \"json\",\n        \"params\": \"json\",\n        \"evidence\": \"json\"\n      },\n      \"expr\": {\n        \"contract\": \"algal.expr.v1\",\n        \"program\": [\n          \"let\",\n          \"judged\",\n          [\n            \"get\",\n            \"evidence\",\n            \"judged\"\n          ],\n          [\n            \"let\",\n            \"h\",\n            [\n              \"if\",\n              [\n                \"get\",\n                \"judged\"\n              ],\n              [\n                \"get\",\n                \"params\",\n                \"judged\"\n              ],\n              [\n                \"get\",\n                \"params\",\n                \"plain\"\n              ]\n            ],\n            {\n              \"head\": [\n                \"if\",\n                [\n                  \"get\",\n                  \"judged\"\n                ],\n                \"judged\",\n                \"plain\"\n              ],\n              \"z\": [\n                \"fold\",\n                [\n                  \"get\",\n                  \"h\",\n                  \"terms\"\n                ],\n                [\n                  \"get\",\n                  \"h\",\n                  \"bias\"\n                ],\n                \"acc\",\n                \"t\",\n                [\n                  \"add\",\n                  [\n                    \"get\",\n                    \"acc\"\n                  ],\n                  [\n                    \"mul\",\n                    [\n                      \"get\",\n                      \"t\",\n                      \"w\"\n                    ],\n                    [\n                      \"let\",\n                      \"v\",\n                      [\n                        \"get\",\n                        \"features\",\n                        [\n                          \"get\",\n                          \"t\",\n                          \"f\"\n                        ]\n                      ],\n                      [\n                        \"if\",\n                        [\n                          \"isNum\",\n                          [\n                            \"get\",\n                            \"v\"\n                          ]\n                        ],\n                        [\n                          \"get\",\n                          \"v\"\n                        ],\n                        0\n                      ]\n                    ]\n                  ]\n                ]\n              ],\n              \"cut\": [\n                \"get\",\n                \"h\",\n                \"cut\"\n              ]\n            }\n          ]\n        ]\n      },\n      \"output\": {\n        \"kind\": \"json\",\n        \"schema\": {}\n      }\n    },\n    {\n      \"id\": \"decide\",\n      \"kind\": \"expr\",\n      \"inputs\": {\n        \"scored\": \"json\",\n        \"evidence\": \"json\"\n      },\n      \"expr\": {\n        \"contract\": \"algal.expr.v1\",\n        \"program\": [\n          \"if\",\n          [\n            \"get\",\n            \"evidence\",\n            \"substantial\"\n          ],\n          {\n            \"route\": \"frontier\",\n            \"gate\": \"substantial\",\n            \"head\": [\n              \"get\",\n              \"scored\",\n              \"head\"\n            ],\n            \"score\": [\n              \"round\",\n              [\n                \"mul\",\n                [\n                  \"get\",\n                  \"scored\",\n                  \"z\"\n                ],\n                1000\n              ]\n            ]\n          },\n          [\n            \"if\",\n            [\n              \"and\",\n              [\n                \"get\",\n                \"evidence\",\n                \"judged\"\n              ],\n              [\n                \"contains\",\n                [\n                  \"quote\",\n                  [\n                    \"question\",\n                    \"probe\"\n                  ]\n                ],\n                [\n                  \"get\",\n                  \"evidence\",\n                  \"kind\"\n                ]\n              ]\n            ],\n            {\n              \"route\": \"standard\",\n              \"gate\": \"kind\",\n              \"head\": [\n                \"get\",\n                \"scored\",\n                \"head\"\n              ],\n              \"score\": [\n                \"round\",\n                [\n                  \"mul\",\n                  [\n                    \"get\",\n                    \"scored\",\n                    \"z\"\n                  ],\n                  1000\n                ]\n              ]\n            },\n            {\n              \"route\": [\n                \"if\",\n                [\n                  \"gte\",\n                  [\n                    \"get\",\n                    \"scored\",\n                    \"z\"\n                  ],\n                  [\n                    \"get\",\n                    \"scored\",\n                    \"cut\"\n                  ]\n                ],\n                \"frontier\",\n                \"standard\"\n              ],\n              \"gate\": \"score\",\n              \"head\": [\n                \"get\",\n                \"scored\",\n                \"head\"\n              ],\n              \"score\": [\n                \"round\",\n                [\n                  \"mul\",\n                  [\n                    \"get\",\n                    \"scored\",\n                    \"z\"\n                  ],\n                  1000\n                ]\n              ]\n            }\n          ]\n        ]\n      },\n      \"output\": {\n        \"kind\": \"json\",\n        \"schema\": {}\n      }\n    }\n  ],\n  \"edges\": [\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"features\"\n      },\n      \"to\": {\n        \"cell\": \"head\",\n        \"port\": \"features\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"params\"\n      },\n      \"to\": {\n        \"cell\": \"head\",\n        \"port\": \"params\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"evidence\"\n      },\n      \"to\": {\n        \"cell\": \"head\",\n        \"port\": \"evidence\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"head\",\n        \"port\": \"out\"\n      },\n      \"to\": {\n        \"cell\": \"decide\",\n        \"port\": \"scored\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"evidence\"\n      },\n      \"to\": {\n        \"cell\": \"decide\",\n        \"port\": \"evidence\"\n      }\n    }\n  ]\n}\n"
+const { add, and, contains, fold, get, gte, if_, isNum, let_, lt, mul, neq, quote, record, round } = Expr
 
-/** @internal */
-export const settleOrganism: string =
-  "{\n  \"contract\": \"algal.organism.v1\",\n  \"key\": \"organism:xcb-settle-reflex\",\n  \"name\": \"XCB settle reflex\",\n  \"note\": \"How a settled worker turn ended. Non-idle deterministic states map to their category; an interrupted limit is unfinished; an idle report with a blocked cue and no completion claim is blocked; an idle report the confirm head scores over its threshold is waiting for the operator's go-ahead; otherwise the unfinished head separates done from stopped short.\",\n  \"budgets\": {\n    \"maxSteps\": 6,\n    \"maxAgentCalls\": 0,\n    \"maxWork\": 60000,\n    \"maxContextBytes\": 65536,\n    \"maxOutputBytes\": 16384,\n    \"maxDepth\": 1\n  },\n  \"interface\": {\n    \"inputs\": {\n      \"features\": {\n        \"cell\": \"src\",\n        \"port\": \"features\"\n      },\n      \"params\": {\n        \"cell\": \"src\",\n        \"port\": \"params\"\n      },\n      \"evidence\": {\n        \"cell\": \"src\",\n        \"port\": \"evidence\"\n      }\n    },\n    \"outputs\": {\n      \"decision\": {\n        \"cell\": \"decide\",\n        \"port\": \"out\"\n      }\n    }\n  },\n  \"cells\": [\n    {\n      \"id\": \"src\",\n      \"kind\": \"input\",\n      \"outputs\": {\n        \"features\": \"json\",\n        \"params\": \"json\",\n        \"evidence\": \"json\"\n      }\n    },\n    {\n      \"id\": \"head\",\n      \"kind\": \"expr\",\n      \"inputs\": {\n        \"features\": \"json\",\n        \"params\": \"json\",\n        \"evidence\": \"json\"\n      },\n      \"expr\": {\n        \"contract\": \"algal.expr.v1\",\n        \"program\": [\n          \"let\",\n          \"u\",\n          [\n            \"get\",\n            \"params\",\n            \"unfinished\"\n          ],\n          [\n            \"let\",\n            \"c\",\n            [\n              \"get\",\n              \"params\",\n              \"confirm\"\n            ],\n            {\n              \"u\": [\n                \"fold\",\n                [\n                  \"get\",\n                  \"u\",\n                  \"terms\"\n                ],\n                [\n                  \"get\",\n                  \"u\",\n                  \"bias\"\n                ],\n                \"acc\",\n                \"t\",\n                [\n                  \"add\",\n                  [\n                    \"get\",\n                    \"acc\"\n                  ],\n                  [\n                    \"mul\",\n                    [\n                      \"get\",\n                      \"t\",\n                      \"w\"\n                    ],\n                    [\n                      \"let\",\n                      \"v\",\n                      [\n                        \"get\",\n                        \"features\",\n                        [\n                          \"get\",\n                          \"t\",\n                          \"f\"\n                        ]\n                      ],\n                      [\n                        \"if\",\n                        [\n                          \"isNum\",\n                          [\n                            \"get\",\n                            \"v\"\n                          ]\n                        ],\n                        [\n                          \"get\",\n                          \"v\"\n                        ],\n                        0\n                      ]\n                    ]\n                  ]\n                ]\n              ],\n              \"ucut\": [\n                \"get\",\n                \"u\",\n                \"cut\"\n              ],\n              \"c\": [\n                \"fold\",\n                [\n                  \"get\",\n                  \"c\",\n                  \"terms\"\n                ],\n                [\n                  \"get\",\n                  \"c\",\n                  \"bias\"\n                ],\n                \"acc\",\n                \"t\",\n                [\n                  \"add\",\n                  [\n                    \"get\",\n                    \"acc\"\n                  ],\n                  [\n                    \"mul\",\n                    [\n                      \"get\",\n                      \"t\",\n                      \"w\"\n                    ],\n                    [\n                      \"let\",\n                      \"v\",\n                      [\n                        \"get\",\n                        \"features\",\n                        [\n                          \"get\",\n                          \"t\",\n                          \"f\"\n                        ]\n                      ],\n                      [\n                        \"if\",\n                        [\n                          \"isNum\",\n                          [\n                            \"get\",\n                            \"v\"\n                          ]\n                        ],\n                        [\n                          \"get\",\n                          \"v\"\n                        ],\n                        0\n                      ]\n                    ]\n                  ]\n                ]\n              ],\n              \"ccut\": [\n                \"get\",\n                \"c\",\n                \"cut\"\n              ]\n            }\n          ]\n        ]\n      },\n      \"output\": {\n        \"kind\": \"json\",\n        \"schema\": {}\n      }\n    },\n    {\n      \"id\": \"decide\",\n      \"kind\": \"expr\",\n      \"inputs\": {\n        \"scored\": \"json\",\n        \"evidence\": \"json\"\n      },\n      \"expr\": {\n        \"contract\": \"algal.expr.v1\",\n        \"program\": [\n          \"let\",\n          \"s\",\n          [\n            \"get\",\n            \"evidence\",\n            \"state\"\n          ],\n          [\n            \"if\",\n            [\n              \"neq\",\n              [\n                \"get\",\n                \"s\"\n              ],\n              \"idle\"\n            ],\n            {\n              \"category\": [\n                \"let\",\n                \"m\",\n                [\n                  \"quote\",\n                  {\n                    \"working\": \"uncertain\",\n                    \"needs_answer\": \"question\",\n                    \"needs_action\": \"needs_action\",\n                    \"needs_approval\": \"needs_approval\",\n                    \"limited\": \"limited\",\n                    \"failed\": \"failed\",\n                    \"cancelled\": \"cancelled\",\n                    \"uncertain\": \"uncertain\"\n                  }\n                ],\n                [\n                  \"get\",\n                  \"m\",\n                  [\n                    \"get\",\n                    \"s\"\n                  ]\n                ]\n              ],\n              \"gate\": \"state\",\n              \"head\": \"unfinished\",\n              \"score\": [\n                \"round\",\n                [\n                  \"mul\",\n                  [\n                    \"get\",\n                    \"scored\",\n                    \"u\"\n                  ],\n                  1000\n                ]\n              ]\n            },\n            [\n              \"if\",\n              [\n                \"gte\",\n                [\n                  \"get\",\n                  \"evidence\",\n                  \"limit\"\n                ],\n                1\n              ],\n              {\n                \"category\": \"interrupted\",\n                \"gate\": \"limit\",\n                \"head\": \"unfinished\",\n                \"score\": [\n                  \"round\",\n                  [\n                    \"mul\",\n                    [\n                      \"get\",\n                      \"scored\",\n                      \"u\"\n                    ],\n                    1000\n                  ]\n                ]\n              },\n              [\n                \"if\",\n                [\n                  \"and\",\n                  [\n                    \"gte\",\n                    [\n                      \"get\",\n                      \"evidence\",\n                      \"blocked\"\n                    ],\n                    1\n                  ],\n                  [\n                    \"lt\",\n                    [\n                      \"get\",\n                      \"evidence\",\n                      \"done_claim\"\n                    ],\n                    1\n                  ]\n                ],\n                {\n                  \"category\": \"blocked\",\n                  \"gate\": \"blocked\",\n                  \"head\": \"unfinished\",\n                  \"score\": [\n                    \"round\",\n                    [\n                      \"mul\",\n                      [\n                        \"get\",\n                        \"scored\",\n                        \"u\"\n                      ],\n                      1000\n                    ]\n                  ]\n                },\n                [\n                  \"if\",\n                  [\n                    \"gte\",\n                    [\n                      \"get\",\n                      \"scored\",\n                      \"c\"\n                    ],\n                    [\n                      \"get\",\n                      \"scored\",\n                      \"ccut\"\n                    ]\n                  ],\n                  {\n                    \"category\": \"confirm\",\n                    \"gate\": \"head\",\n                    \"head\": \"confirm\",\n                    \"score\": [\n                      \"round\",\n                      [\n                        \"mul\",\n                        [\n                          \"get\",\n                          \"scored\",\n                          \"c\"\n                        ],\n                        1000\n                      ]\n                    ]\n                  },\n                  {\n                    \"category\": [\n                      \"if\",\n                      [\n                        \"gte\",\n                        [\n                          \"get\",\n                          \"scored\",\n                          \"u\"\n                        ],\n                        [\n                          \"get\",\n                          \"scored\",\n                          \"ucut\"\n                        ]\n                      ],\n                      \"stopped_short\",\n                      \"done\"\n                    ],\n                    \"gate\": \"head\",\n                    \"head\": \"unfinished\",\n                    \"score\": [\n                      \"round\",\n                      [\n                        \"mul\",\n                        [\n                          \"get\",\n                          \"scored\",\n                          \"u\"\n                        ],\n                        1000\n                      ]\n                    ]\n                  }\n                ]\n              ]\n            ]\n          ]\n        ]\n      },\n      \"output\": {\n        \"kind\": \"json\",\n        \"schema\": {}\n      }\n    }\n  ],\n  \"edges\": [\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"features\"\n      },\n      \"to\": {\n        \"cell\": \"head\",\n        \"port\": \"features\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"params\"\n      },\n      \"to\": {\n        \"cell\": \"head\",\n        \"port\": \"params\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"evidence\"\n      },\n      \"to\": {\n        \"cell\": \"head\",\n        \"port\": \"evidence\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"head\",\n        \"port\": \"out\"\n      },\n      \"to\": {\n        \"cell\": \"decide\",\n        \"port\": \"scored\"\n      }\n    },\n    {\n      \"from\": {\n        \"cell\": \"src\",\n        \"port\": \"evidence\"\n      },\n      \"to\": {\n        \"cell\": \"decide\",\n        \"port\": \"evidence\"\n      }\n    }\n  ]\n}\n"
+const budgets = {
+  maxSteps: 6,
+  maxAgentCalls: 0,
+  maxWork: 60000,
+  maxContextBytes: 65536,
+  maxOutputBytes: 16384,
+  maxDepth: 1
+} as const
+
+const json = { kind: "json", schema: {} } as const
+
+/** Σ w·features[f] over a head's terms, from its bias; a feature that is not a number counts 0. */
+const logit = (head: string) =>
+  fold(
+    get(head, "terms"),
+    get(head, "bias"),
+    "acc",
+    "t",
+    add(get("acc"), mul(get("t", "w"), let_("v", get("features", get("t", "f")), if_(isNum(get("v")), get("v"), 0))))
+  )
+
+const routeHead = let_(
+  "judged",
+  get("evidence", "judged"),
+  let_(
+    "h",
+    if_(get("judged"), get("params", "judged"), get("params", "plain")),
+    record({ head: if_(get("judged"), "judged", "plain"), z: logit("h"), cut: get("h", "cut") })
+  )
+)
+
+const routeScore = round(mul(get("scored", "z"), 1000))
+
+const routeDecide = if_(
+  get("evidence", "substantial"),
+  record({ route: "frontier", gate: "substantial", head: get("scored", "head"), score: routeScore }),
+  if_(
+    and(get("evidence", "judged"), contains(quote(["question", "probe"]), get("evidence", "kind"))),
+    record({ route: "standard", gate: "kind", head: get("scored", "head"), score: routeScore }),
+    record({
+      route: if_(gte(get("scored", "z"), get("scored", "cut")), "frontier", "standard"),
+      gate: "score",
+      head: get("scored", "head"),
+      score: routeScore
+    })
+  )
+)
+
+/** The route organism (frontier or standard tier). @internal */
+export const route = organism({
+  key: "organism:xcb-route-reflex",
+  name: "XCB route reflex",
+  note:
+    "Frontier or standard tier for a new task. Features and typed judge evidence arrive as inputs; parameters are versioned data fitted from local outcomes. Large prompts always route frontier; judged questions and capability probes route standard.",
+  budgets,
+  valueKey: "route"
+})
+  .cells((b) =>
+    b.expr("head", { inputs: { features: "json", params: "json", evidence: "json" }, program: routeHead, output: json })
+      .edge("src.features", "head.features")
+      .edge("src.params", "head.params")
+      .edge("src.evidence", "head.evidence")
+  )
+  .decide("decide", { from: { scored: "head.out", evidence: "src.evidence" }, program: routeDecide })
+
+const settleHead = let_(
+  "u",
+  get("params", "unfinished"),
+  let_(
+    "c",
+    get("params", "confirm"),
+    record({ u: logit("u"), ucut: get("u", "cut"), c: logit("c"), ccut: get("c", "cut") })
+  )
+)
+
+const verdict = <C extends Expr.Text>(category: C, gate: string, head: "unfinished" | "confirm") =>
+  record({ category, gate, head, score: round(mul(get("scored", head === "confirm" ? "c" : "u"), 1000)) })
+
+// Non-idle deterministic states and their categories.
+const states = {
+  working: "uncertain",
+  needs_answer: "question",
+  needs_action: "needs_action",
+  needs_approval: "needs_approval",
+  limited: "limited",
+  failed: "failed",
+  cancelled: "cancelled",
+  uncertain: "uncertain"
+} as const
+
+const settleDecide = let_(
+  "s",
+  get("evidence", "state"),
+  if_(
+    neq(get("s"), "idle"),
+    verdict(let_("m", quote(states), get("m", get("s"))), "state", "unfinished"),
+    if_(
+      gte(get("evidence", "limit"), 1),
+      verdict("interrupted", "limit", "unfinished"),
+      if_(
+        and(gte(get("evidence", "blocked"), 1), lt(get("evidence", "done_claim"), 1)),
+        verdict("blocked", "blocked", "unfinished"),
+        if_(
+          gte(get("scored", "c"), get("scored", "ccut")),
+          verdict("confirm", "head", "confirm"),
+          verdict(if_(gte(get("scored", "u"), get("scored", "ucut")), "stopped_short", "done"), "head", "unfinished")
+        )
+      )
+    )
+  )
+)
+
+/** The settle organism (how a finished turn ended). @internal */
+export const settle = organism({
+  key: "organism:xcb-settle-reflex",
+  name: "XCB settle reflex",
+  note:
+    "How a settled worker turn ended. Non-idle deterministic states map to their category; an interrupted limit is unfinished; an idle report with a blocked cue and no completion claim is blocked; an idle report the confirm head scores over its threshold is waiting for the operator's go-ahead; otherwise the unfinished head separates done from stopped short.",
+  budgets,
+  valueKey: "category"
+})
+  .cells((b) =>
+    b.expr("head", {
+      inputs: { features: "json", params: "json", evidence: "json" },
+      program: settleHead,
+      output: json
+    })
+      .edge("src.features", "head.features")
+      .edge("src.params", "head.params")
+      .edge("src.evidence", "head.evidence")
+  )
+  .decide("decide", { from: { scored: "head.out", evidence: "src.evidence" }, program: settleDecide })

@@ -69,6 +69,12 @@ export const any = (text: string, cues: ReadonlyArray<string>): boolean => {
   return false
 }
 
+/** The first cue that matches word-bounded, if any. @internal */
+export const firstCue = (text: string, cues: ReadonlyArray<string>): string | undefined => {
+  for (const cue of cues) if (containsWord(text, cue)) return cue
+  return undefined
+}
+
 /**
  * Paragraphs: runs of lines; a line whose trim is empty ends a paragraph.
  * @internal

@@ -1,5 +1,6 @@
 /**
- * Decision programs: the ALGAL organisms a reflex runs, admitted only under the reflex `pure`
+ * Decision programs (renamed from `Program`, which named algal-runtime's compiled program too):
+ * the ALGAL organisms a reflex runs, admitted only under the reflex `pure`
  * profile (no effectful cells, no agent calls, bounded). Every decision is
  * `decision = program(features, params, evidence)` and leaves a receipt whose digest is recorded.
  *

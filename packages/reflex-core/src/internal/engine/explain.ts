@@ -1,0 +1,69 @@
+/**
+ * Why a decision acts or does not, in one line a person can read: the veto and its cue class,
+ * the failed precondition, an ineligible value, the mode, a missing certificate (fires and
+ * precision so far against the floor and the fires needed) or the one-in-ten hold-back.
+ * @internal
+ */
+import * as Learning from "../../Learning.js"
+import type { Gated } from "../../Reflex.js"
+import type * as ReflexConfig from "../../ReflexConfig.js"
+
+/** What a decision knew when it decided whether to act. @internal */
+export interface Facts {
+  readonly reflex: string
+  readonly head: string
+  readonly value: string
+  readonly mode: ReflexConfig.Mode
+  readonly acts: boolean
+  readonly gated: Gated
+  readonly eligible: boolean
+  readonly certifiable: boolean
+  readonly certificate: Learning.Certificate | undefined
+  /** The certificate covers this turn (certified, and the turn scores over its threshold). */
+  readonly certified: boolean
+  readonly held: boolean
+  /** The certification floor of the head, when it has one. */
+  readonly floor?: number | undefined
+}
+
+const num = (x: number) => String(Math.round(x * 1000) / 1000)
+
+/** Why a head is not certified: its certificate's evidence against the floor and the fires needed. @internal */
+export const notCertified = (
+  certificate: Pick<Learning.Certificate, "fired" | "precision" | "lower" | "floor" | "threshold"> | undefined,
+  floor: number | undefined
+): string => {
+  if (certificate === undefined) {
+    return `not certified yet: no labeled history (0 of the ${Learning.CERTIFY_MIN_FIRED} fires needed)`
+  }
+  const base = `fired ${num(certificate.fired)} of the ${Learning.CERTIFY_MIN_FIRED} needed, precision ${
+    num(certificate.precision)
+  } (lower bound ${num(certificate.lower)}) against the floor ${num(floor ?? certificate.floor)}`
+  return certificate.fired < Learning.CERTIFY_MIN_FIRED
+    ? `not certified yet: ${base}`
+    : `not certified yet: precision not confidently at the floor; ${base}`
+}
+
+/** The one-line reason. @internal */
+export const explain = (f: Facts): string => {
+  const subject = `${f.reflex}.${f.head}`
+  if (f.acts) {
+    return f.mode === "active"
+      ? `acts: ${subject} is in mode active`
+      : `acts: ${subject} is certified at ${f.certificate?.threshold ?? "?"} on the person's own history`
+  }
+  if (f.mode === "off") return `does not act: ${f.reflex} is off`
+  if (!f.gated.actionable) return `does not act: ${f.gated.reason ?? `${f.value} is not acted on`}`
+  if (!f.eligible) return `does not act: gate failed: no eligible value among the tiers given`
+  if (f.mode === "observe") return `does not act: ${subject} is in mode observe (decide and record only)`
+  // mode auto
+  if (!f.certifiable) return `does not act: ${subject} is never certified (auto acts only on certified heads)`
+  if (f.certificate === undefined || !f.certificate.certified) {
+    return `does not act: ${notCertified(f.certificate, f.floor)}`
+  }
+  if (!f.certified) {
+    return `does not act: this turn scores below the certified threshold ${f.certificate.threshold}`
+  }
+  if (f.held) return "does not act: held back (one turn in ten is left to the person, chosen by hash)"
+  return "does not act"
+}
