@@ -231,32 +231,33 @@ export class ReflexLedger extends Context.Tag("@steward/reflex-core/ReflexLedger
 export const migrations = Migrator.fromRecord({
   "0001_reflex_ledger": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`CREATE TABLE IF NOT EXISTS reflex_lock (id INTEGER PRIMARY KEY NOT NULL, n INTEGER NOT NULL)`
+    yield* sql`CREATE TABLE IF NOT EXISTS reflex_lock (id INTEGER PRIMARY KEY NOT NULL, n BIGINT NOT NULL)`
     yield* sql`CREATE TABLE IF NOT EXISTS reflex_generations (
-      reflex TEXT NOT NULL, version INTEGER NOT NULL, active INTEGER NOT NULL, created_at INTEGER NOT NULL,
+      reflex TEXT NOT NULL, version INTEGER NOT NULL, active INTEGER NOT NULL, created_at BIGINT NOT NULL,
       payload TEXT NOT NULL, PRIMARY KEY (reflex, version))`
     yield* sql`CREATE TABLE IF NOT EXISTS reflex_observations (
       id TEXT PRIMARY KEY NOT NULL, reflex TEXT NOT NULL, subject TEXT NOT NULL, head TEXT NOT NULL,
       value TEXT NOT NULL, gate TEXT NOT NULL, score INTEGER NOT NULL, features TEXT NOT NULL,
       evidence TEXT NOT NULL, params_version INTEGER NOT NULL, program TEXT NOT NULL, receipt TEXT NOT NULL,
-      at_ms INTEGER NOT NULL)`
+      at_ms BIGINT NOT NULL)`
     yield* sql`CREATE INDEX IF NOT EXISTS reflex_observations_subject ON reflex_observations (reflex, subject, at_ms)`
     yield* sql`CREATE TABLE IF NOT EXISTS reflex_labels (
       observation TEXT NOT NULL, reflex TEXT NOT NULL, head TEXT NOT NULL, label INTEGER NOT NULL,
-      weight REAL NOT NULL, source TEXT NOT NULL, at_ms INTEGER NOT NULL, seq INTEGER NOT NULL,
+      weight DOUBLE PRECISION NOT NULL, source TEXT NOT NULL, at_ms BIGINT NOT NULL, seq BIGINT NOT NULL,
       PRIMARY KEY (observation, head))`
     yield* sql`CREATE INDEX IF NOT EXISTS reflex_labels_seq ON reflex_labels (reflex, head, seq)`
     yield* sql`CREATE TABLE IF NOT EXISTS reflex_trials (
-      reflex TEXT NOT NULL, head TEXT NOT NULL, candidate TEXT NOT NULL, started_at_ms INTEGER NOT NULL,
-      fitted_through INTEGER NOT NULL, PRIMARY KEY (reflex, head))`
+      reflex TEXT NOT NULL, head TEXT NOT NULL, candidate TEXT NOT NULL, started_at_ms BIGINT NOT NULL,
+      fitted_through BIGINT NOT NULL, PRIMARY KEY (reflex, head))`
     yield* sql`CREATE TABLE IF NOT EXISTS reflex_certificates (
-      reflex TEXT NOT NULL, head TEXT NOT NULL, payload TEXT NOT NULL, at_ms INTEGER NOT NULL,
-      through INTEGER NOT NULL, PRIMARY KEY (reflex, head))`
+      reflex TEXT NOT NULL, head TEXT NOT NULL, payload TEXT NOT NULL, at_ms BIGINT NOT NULL,
+      through BIGINT NOT NULL, PRIMARY KEY (reflex, head))`
   }),
   "0002_observation_counts": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE TABLE IF NOT EXISTS reflex_counts (reflex TEXT PRIMARY KEY NOT NULL, observations INTEGER NOT NULL)`
-    yield* sql`INSERT OR REPLACE INTO reflex_counts (reflex, observations)
+    // the table was created just above, so a plain insert cannot conflict (and reads in both dialects)
+    yield* sql`INSERT INTO reflex_counts (reflex, observations)
       SELECT reflex, COUNT(*) FROM reflex_observations GROUP BY reflex`
     // labels take `seq = max(seq) + 1` globally: keep that an index lookup
     yield* sql`CREATE INDEX IF NOT EXISTS reflex_labels_global_seq ON reflex_labels (seq)`
@@ -342,8 +343,12 @@ export const makeSql = (options: LedgerOptions = {}) =>
     const sql = yield* SqlClient.SqlClient
     yield* migrate.pipe(Effect.mapError(ledgerError("migrate")))
 
+    // Ties at one millisecond go to the row inserted last: SQLite's rowid, PostgreSQL's tuple id
+    // (observations are never updated, so it only moves when retention frees space — ADR 0600).
+    const insertionOrder = sql.onDialectOrElse({ pg: () => sql.literal("ctid"), orElse: () => sql.literal("rowid") })
+
     // Begin every write transaction with a write, so the writer lock is taken up front.
-    const lock = sql`INSERT INTO reflex_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1`
+    const lock = sql`INSERT INTO reflex_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = reflex_lock.n + 1`
     const write = <A, R>(
       what: string,
       body: Effect.Effect<A, ReflexError.ReflexError | SqlError, R>,
@@ -439,16 +444,16 @@ export const makeSql = (options: LedgerOptions = {}) =>
       })
 
     const insertObservation = (o: Observation) =>
-      sql`INSERT OR IGNORE INTO reflex_observations
+      sql`INSERT INTO reflex_observations
       (id, reflex, subject, head, value, gate, score, features, evidence, params_version, program, receipt, at_ms)
       VALUES (${o.id}, ${o.reflex}, ${clip(o.subject, 200)}, ${o.head}, ${o.value}, ${clip(o.gate, 32)}, ${o.score},
         ${JSON.stringify(o.features)}, ${JSON.stringify(o.evidence)}, ${o.paramsVersion}, ${o.program}, ${o.receipt},
-        ${o.atMs})`.raw.pipe(
-        Effect.map((result) => ((result as { changes?: number } | undefined)?.changes ?? 0) > 0),
+        ${o.atMs}) ON CONFLICT DO NOTHING RETURNING id`.pipe(
+        Effect.map((inserted) => inserted.length > 0),
         Effect.tap((inserted) =>
           inserted
             ? sql`INSERT INTO reflex_counts (reflex, observations) VALUES (${o.reflex}, 1)
-              ON CONFLICT (reflex) DO UPDATE SET observations = observations + 1`
+              ON CONFLICT (reflex) DO UPDATE SET observations = reflex_counts.observations + 1`
             : Effect.void
         )
       )
@@ -524,7 +529,7 @@ export const makeSql = (options: LedgerOptions = {}) =>
           "read the latest observation",
           sql`SELECT * FROM reflex_observations WHERE reflex = ${reflex}
           AND (subject = ${subject} OR substr(subject, 1, ${subject.length + 1}) = ${subject + "#"})
-          ORDER BY at_ms DESC, rowid DESC LIMIT 1`.pipe(
+          ORDER BY at_ms DESC, ${insertionOrder} DESC LIMIT 1`.pipe(
             Effect.flatMap((rows) =>
               rows.length === 0
                 ? Effect.succeed(Option.none<Observation>())
@@ -689,7 +694,7 @@ export const makeSql = (options: LedgerOptions = {}) =>
                 yield* sql`INSERT INTO reflex_labels ${sql.insert(labels.slice(i, i + chunk))}`
               }
               yield* sql`INSERT INTO reflex_counts (reflex, observations) VALUES (${reflex}, ${fresh.length})
-              ON CONFLICT (reflex) DO UPDATE SET observations = observations + ${fresh.length}`
+              ON CONFLICT (reflex) DO UPDATE SET observations = reflex_counts.observations + ${fresh.length}`
             }
             yield* sql`DELETE FROM reflex_trials WHERE reflex = ${reflex}`
             if (fresh.length > 0) yield* retain(reflex)
