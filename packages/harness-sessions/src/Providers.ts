@@ -10,15 +10,17 @@
  *
  * @since 0.1.0
  */
-import type * as LanguageModel from "@effect/ai/LanguageModel"
+import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as HarnessError from "./HarnessError.js"
 import * as Anthropic from "./internal/wire/anthropic.js"
 import * as OpenAi from "./internal/wire/openai.js"
@@ -190,3 +192,53 @@ export const layer = (
       }
     }).pipe(Effect.withSpan("Providers.layer", { attributes: { spec } }))
   )
+
+/**
+ * The `LanguageModel` service for `PROVIDER:MODEL` as a value (for hosts that hold several models,
+ * such as one per route tier).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  spec: string,
+  options: Options = {}
+): Effect.Effect<LanguageModel.Service, HarnessError.HarnessError, HttpClient.HttpClient | Scope.Scope> =>
+  Layer.build(layer(spec, options)).pipe(Effect.map((context) => Context.get(context, LanguageModel.LanguageModel)))
+
+/**
+ * Route tiers a host maps to models (issue 13: the route reflex picks the tier for a new task).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Tier = "frontier" | "standard"
+
+/**
+ * Build one `LanguageModel` per configured tier from `PROVIDER:MODEL` specs (each key from the
+ * environment as for `layer`). A tier left out is absent from the result.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeTiers = (
+  specs: Partial<Record<Tier, string>>,
+  options: Options = {}
+): Effect.Effect<
+  Partial<Record<Tier, LanguageModel.Service>>,
+  HarnessError.HarnessError,
+  HttpClient.HttpClient | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const models: Partial<Record<Tier, LanguageModel.Service>> = {}
+    for (const tier of ["frontier", "standard"] as const) {
+      const spec = specs[tier]
+      if (spec === undefined) continue
+      models[tier] = yield* make(spec, options).pipe(
+        Effect.mapError((error) =>
+          new HarnessError.HarnessError({ code: error.code, message: `tier ${tier}: ${error.message}` })
+        )
+      )
+    }
+    return models
+  })

@@ -193,3 +193,30 @@ describe("Providers", () => {
       assert.strictEqual(server.received[0]!.body.model, "gpt-4.1-mini")
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 })
+
+describe("Providers tiers", () => {
+  it.scoped("makeTiers builds one model per configured tier; a tier's error names the tier", () =>
+    Effect.gen(function*() {
+      const frontier = yield* Wire.start([script[1]!], Wire.anthropicMessage)
+      const standard = yield* Wire.start([script[1]!], Wire.openAiResponse)
+      const tiers = yield* Providers.makeTiers({
+        frontier: "anthropic:claude-opus-4-1",
+        standard: "openai:gpt-4.1-mini"
+      }).pipe(
+        withEnv({
+          ANTHROPIC_API_KEY: "a",
+          ANTHROPIC_BASE_URL: frontier.baseUrl,
+          OPENAI_API_KEY: "o",
+          OPENAI_BASE_URL: `${standard.baseUrl}/v1`
+        })
+      )
+      assert.deepStrictEqual(Object.keys(tiers).sort(), ["frontier", "standard"])
+      const answer = yield* tiers.standard!.generateText({ prompt: "hi" })
+      assert.strictEqual(answer.text, "The notes say: ship on Friday.")
+      assert.strictEqual(standard.received[0]!.body.model, "gpt-4.1-mini")
+      assert.strictEqual(frontier.received.length, 0)
+      const error = yield* Effect.flip(Providers.makeTiers({ standard: "openai:gpt-4.1" }).pipe(withEnv({})))
+      assert.include(error.message, "tier standard: ")
+      assert.include(error.message, "OPENAI_API_KEY")
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
