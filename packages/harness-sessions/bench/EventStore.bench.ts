@@ -7,6 +7,7 @@
  * before the run loop picks up.
  */
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -17,7 +18,10 @@ import * as EventStore from "../src/EventStore.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-bench-"))
 const runtime = ManagedRuntime.make(
-  EventStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: path.join(dir, "bench.sqlite") })), Layer.orDie)
+  EventStore.layerSql.pipe(
+    Layer.provideMerge(SqliteClient.layer({ filename: path.join(dir, "bench.sqlite") })),
+    Layer.orDie
+  )
 )
 afterAll(() => runtime.dispose())
 
@@ -81,5 +85,18 @@ describe("resume a 10,000-event session (SQLite file)", () => {
       return yield* store.read(resumeSession)
     }))
     if (events.length !== 10_000) throw new Error(`read ${events.length} events`)
+  })
+  // The floor under the store: the same rows, fetched and JSON-parsed without row decoding.
+  bench("baseline: raw SELECT of the 10,000 rows + JSON.parse", async () => {
+    const rows = await runtime.runPromise(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ readonly data: string }>`SELECT seq, at, run, type, data FROM harness_events
+        WHERE session = ${resumeSession} ORDER BY seq`
+      )
+    )
+    for (const row of rows) JSON.parse(row.data)
+    if (rows.length !== 10_000) throw new Error(`read ${rows.length} rows`)
   })
 })
