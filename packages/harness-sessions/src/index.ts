@@ -62,3 +62,45 @@ export * as Goal from "./Goal.js"
  * @since 0.1.0
  */
 export * as Providers from "./Providers.js"
+
+/**
+ * Sessions and runs: the governed run loop, settle statuses, approvals, resume and verify.
+ *
+ * @since 0.1.0
+ */
+export * as Session from "./Session.js"
+
+/**
+ * Replayable run history: settles and continuations as managed transitions, and `verify`.
+ *
+ * @since 0.1.0
+ */
+export * as History from "./History.js"
+
+/**
+ * Harness-written checkpoints, bounded in size.
+ *
+ * @since 0.1.0
+ */
+export * as Checkpoint from "./Checkpoint.js"
+
+/**
+ * The work-slice guard.
+ *
+ * @since 0.1.0
+ */
+export * as WorkSlice from "./WorkSlice.js"
+
+/**
+ * Token and cost budgets.
+ *
+ * @since 0.1.0
+ */
+export * as Budget from "./Budget.js"
+
+/**
+ * The optional reviewer command that answers asks before a person is asked.
+ *
+ * @since 0.1.0
+ */
+export * as Reviewer from "./Reviewer.js"

@@ -1,0 +1,551 @@
+/**
+ * Sessions and runs. A session holds runs in order, each a person's request carried to a settle:
+ * `completed`, `interrupted` with a terminal code (`slice_complete`, `unfinished`,
+ * `needs_person`, `aborted`), or `failed`. Every tool call passes governance at one chokepoint;
+ * every step is committed to the session's one event stream with its stored result, so a killed
+ * run can be re-driven (`resume`) without repeating work, or settled `aborted` when the session is
+ * reopened (`reopen`). Settles and continuations are managed transitions (`verify`).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { EventStore, ScriptedModel, Session } from "@steward/harness-sessions"
+ *
+ * const program = Effect.gen(function*() {
+ *   const sessions = yield* Session.Sessions
+ *   const { id } = yield* sessions.create({ workspace: process.cwd() })
+ *   const outcome = yield* sessions.run(id, "List the files")
+ *   return outcome.status // "completed"
+ * }).pipe(Effect.provide(Session.layer().pipe(
+ *   Layer.provideMerge(Layer.mergeAll(EventStore.layerMemory, ScriptedModel.layerFromText(`{"text":"Done."}`), NodeContext.layer))
+ * )))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import { AlgalRuntime } from "@steward/algal-runtime"
+import { type Autonomy, Evidence, Hooks, Policy, Responder, Rule, ShellParser } from "@steward/governance-rules"
+import { Reflexes } from "@steward/reflex-core"
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as os from "node:os"
+import type * as Budget from "./Budget.js"
+import type * as Checkpoint from "./Checkpoint.js"
+import * as Event from "./Event.js"
+import * as EventStore from "./EventStore.js"
+import * as Goal from "./Goal.js"
+import { HarnessError } from "./HarnessError.js"
+import * as History from "./History.js"
+import * as Loop from "./internal/loop.js"
+import * as Meta from "./internal/meta.js"
+import * as RunState from "./internal/runState.js"
+import { type Ctx, settle } from "./internal/step.js"
+import * as Transcript from "./internal/transcript.js"
+import * as PromptCompiler from "./PromptCompiler.js"
+import type * as Reviewer from "./Reviewer.js"
+import * as Tools from "./Tools.js"
+import * as WorkSlice from "./WorkSlice.js"
+
+/**
+ * Options of the service (defaults for every session).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<R = Tools.DefaultRequirements> {
+  /** The toolkit (default `Tools.defaults`). */
+  readonly tools?: ReadonlyArray<Tools.Tool<any, R>>
+  /** Extra lifecycle hooks, after governance-rules' built-ins. */
+  readonly hooks?: ReadonlyArray<Hooks.Hook>
+  /** The prompt compiler's configuration. */
+  readonly prompt?: unknown
+  /** The model's name in events and the price table (default `model`). */
+  readonly modelName?: string
+  /** Models by route tier; the route reflex picks one for a session's first run. */
+  readonly tiers?: Partial<Record<"frontier" | "standard", LanguageModel.Service>>
+  /** The home directory hooks resolve against (default `os.homedir()`). */
+  readonly home?: string
+}
+
+/**
+ * A new session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CreateOptions {
+  readonly id?: string
+  readonly workspace: string
+  readonly level?: Autonomy.Level
+  readonly rules?: ReadonlyArray<Rule.RuleInput>
+  readonly workSlice?: WorkSlice.Config
+  readonly budget?: Budget.Config
+  readonly reviewer?: Reviewer.Config
+  /** Whatever the host keeps with the session (e.g. how to rebuild its model). */
+  readonly host?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A run's options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOptions {
+  /** A goal (`Goal.Spec`): only for a person's own top-level, non-plan run. */
+  readonly goal?: unknown
+  readonly plan?: boolean
+  readonly unattended?: boolean
+  readonly parent?: string
+  /** Completing it stops the run between steps (`interrupted{aborted}`). */
+  readonly abort?: Deferred.Deferred<void>
+}
+
+/**
+ * How a run ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOutcome {
+  readonly session: string
+  readonly run: string
+  readonly status: "completed" | "interrupted" | "failed"
+  readonly code: string | null
+  readonly reason: string | null
+  readonly checkpoint: Checkpoint.Checkpoint
+}
+
+/**
+ * What `approve` saved and ran.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ApproveOutcome extends RunOutcome {
+  readonly callId: string
+  /** The rule saved by approve-and-remember, as stored (its exact scope). */
+  readonly remembered: Rule.RuleInput | null
+}
+
+/**
+ * A session's view.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SessionView {
+  readonly id: string
+  readonly createdAt: number
+  readonly workspace: string
+  readonly level: Autonomy.Level
+  readonly events: number
+  readonly runs: ReadonlyArray<Transcript.RunView>
+  readonly goal: { readonly objective: string; readonly status: string } | null
+  readonly remembered: ReadonlyArray<Rule.RuleInput>
+  readonly pending: ReadonlyArray<Transcript.PendingCall>
+  readonly host: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The sessions service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Sessions extends Context.Tag("@steward/harness-sessions/Sessions")<Sessions, {
+  readonly create: (options: CreateOptions) => Effect.Effect<SessionView, HarnessError>
+  /** Run a person's request to its settle. An unsettled earlier run is settled `aborted` first. */
+  readonly run: (session: string, prompt: string, options?: RunOptions) => Effect.Effect<RunOutcome, HarnessError>
+  /** Settle every run a killed process left open as `interrupted{aborted}`; pause an active goal. */
+  readonly reopen: (session: string) => Effect.Effect<SessionView, HarnessError>
+  /** Re-drive the run a killed process left open, reusing its stored steps. */
+  readonly resume: (
+    session: string,
+    options?: { readonly abort?: Deferred.Deferred<void> }
+  ) => Effect.Effect<RunOutcome, HarnessError>
+  /** A person approves a refused call: it runs in a new run (and, with `remember`, a scoped rule is saved). */
+  readonly approve: (
+    session: string,
+    callId: string,
+    options?: { readonly remember?: boolean; readonly by?: string }
+  ) => Effect.Effect<ApproveOutcome, HarnessError>
+  readonly show: (session: string) => Effect.Effect<SessionView, HarnessError>
+  readonly list: Effect.Effect<ReadonlyArray<SessionView>, HarnessError>
+  /** Walk the managed-transition chain (exit-1 material when `verified` is false). */
+  readonly verify: (session: string) => Effect.Effect<History.Verification, HarnessError>
+}>() {}
+
+/**
+ * The scope approve-and-remember saves for a call: for shell, the command's first word and any
+ * arguments (`psql *`); otherwise the exact resource.
+ *
+ * @since 0.1.0
+ * @category approvals
+ */
+export const rememberScope = (action: string, resource: string): string =>
+  action === "shell" ? `${resource.trim().split(/\s+/)[0] ?? resource} *` : resource
+
+const invalid = (message: string) => new HarnessError({ code: "INVALID_INPUT", message })
+
+/**
+ * Build the service.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
+  Effect.gen(function*() {
+    const store = yield* EventStore.EventStore
+    const model = yield* LanguageModel.LanguageModel
+    const checker = Option.getOrElse(yield* Effect.serviceOption(Goal.Checker), () => ({ model }))
+    const responder = yield* Effect.serviceOption(Responder.Responder)
+    const reflexes = yield* Effect.serviceOption(Reflexes.Reflexes)
+    const executor = yield* Effect.serviceOption(CommandExecutor.CommandExecutor)
+    const parser = yield* ShellParser.ShellParser
+    const runtime = yield* AlgalRuntime.AlgalRuntime
+    const services = (yield* Effect.context<R>()) as Context.Context<never>
+    const tools = (options.tools ?? Tools.defaults) as ReadonlyArray<Tools.Any>
+    const compiler = yield* PromptCompiler.makeCompiler({
+      ...(typeof options.prompt === "object" && options.prompt !== null ? options.prompt : {})
+    })
+    const sliceEnv = yield* Config.string("STEWARD_WORK_SLICE").pipe(Config.option, Effect.orElseSucceed(Option.none))
+    const home = options.home ?? os.homedir()
+    const modelName = options.modelName ?? "model"
+
+    const engineFor = (meta: Meta.Meta, remembered = meta.remembered) =>
+      Policy.make({
+        level: meta.level,
+        workspace: meta.workspace,
+        home,
+        rules: [...meta.rules, ...remembered].map((r) => Rule.make(r))
+      }).pipe(
+        Effect.provideService(ShellParser.ShellParser, parser),
+        Effect.mapError((e) => invalid(`session rules: ${e.message}`))
+      )
+    const hooksFor = (meta: Meta.Meta) =>
+      Hooks.make([...Hooks.builtins(meta.workspace, home), ...(options.hooks ?? [])]).pipe(
+        Effect.provide(Evidence.layerMemory)
+      )
+    const load = (id: string) =>
+      Effect.gen(function*() {
+        const row = yield* store.get(id)
+        const meta = yield* Meta.decode(row.meta)
+        const events = yield* store.read(id)
+        return { row, meta, events }
+      })
+
+    const ctxFor = (
+      id: string,
+      run: string,
+      meta: Meta.Meta,
+      chain: History.Chain,
+      engine: Policy.Engine,
+      hooks: Hooks.Hooks["Type"],
+      extra: {
+        readonly plan: boolean
+        readonly abort: Deferred.Deferred<void> | undefined
+        readonly model: LanguageModel.Service
+      }
+    ): Ctx => ({
+      session: id,
+      run,
+      workspace: meta.workspace,
+      store,
+      chain,
+      runtime,
+      model: extra.model,
+      modelName,
+      checker,
+      tools,
+      services,
+      gate: { session: id, workspace: meta.workspace, hooks, responder, reviewer: meta.reviewer, executor },
+      hooks,
+      engine,
+      reflexes,
+      slice: WorkSlice.resolve(meta.workSlice, Option.getOrUndefined(sliceEnv)),
+      budget: meta.budget,
+      systemPrompt: "",
+      plan: extra.plan,
+      abort: extra.abort
+    })
+
+    // Settle the runs a killed process left open: a checkpoint from their events, one transition each.
+    const settleDangling = (id: string) =>
+      Effect.gen(function*() {
+        const { events, meta } = yield* load(id)
+        const open = Transcript.runs(events).filter((r) => r.status === null)
+        if (open.length === 0) return meta
+        const chain = History.Chain.from(events, yield* store.revisions(id))
+        const paused = meta.goal !== null && meta.goal.status === "active"
+          ? { ...meta.goal, status: "paused" }
+          : meta.goal
+        for (const r of open) {
+          const state = RunState.make(id, r.run, r.prompt)
+          const evidence = Transcript.evidence(events, r.run)
+          Object.assign(state, {
+            done: [...evidence.done],
+            filesTouched: [...evidence.filesTouched],
+            checks: [...evidence.checks]
+          })
+          state.todos = evidence.todos
+          state.lastText = evidence.lastText
+          state.toolCalls = evidence.toolCalls
+          state.slice.n = evidence.slice
+          const reason = "the process running this run stopped; the session was reopened"
+          const checkpoint = RunState.checkpoint(state, reason)
+          const written = [
+            Event.make(r.run, "checkpoint", { reason, checkpoint }),
+            Event.make(r.run, "run.settle", {
+              status: "interrupted",
+              code: "aborted",
+              reason,
+              toolCalls: evidence.toolCalls
+            })
+          ]
+          const revision = yield* History.transition(chain, {
+            session: id,
+            run: r.run,
+            kind: "settle",
+            status: "interrupted",
+            code: "aborted",
+            events: written
+          }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
+          const stored = yield* store.commit(id, { events: written, revision, meta: { ...meta, goal: paused } })
+          chain.absorb(stored)
+          chain.revision = revision.revision
+          chain.receipt = revision.digest
+        }
+        return { ...meta, goal: paused }
+      })
+
+    interface RunInput {
+      readonly prompt: string
+      readonly trigger: "person" | "approval" | "resume"
+      readonly goal: Goal.Spec | null
+      readonly plan: boolean
+      readonly approved: Parameters<typeof Loop.approvedCall>[2] | null
+    }
+
+    const execute = (
+      id: string,
+      run: string,
+      input: RunInput,
+      abort: Deferred.Deferred<void> | undefined,
+      newRule: Rule.RuleInput | null
+    ) =>
+      Effect.gen(function*() {
+        const { events, meta } = yield* load(id)
+        const chain = History.Chain.from(events, yield* store.revisions(id))
+        const before = yield* engineFor(meta)
+        const remembered = newRule === null ? meta.remembered : [...meta.remembered, newRule]
+        const engine = newRule === null ? before : yield* engineFor(meta, remembered)
+        const hooks = yield* hooksFor(meta)
+        const runs = Transcript.runs(events)
+        const previous = runs.filter((r) => r.run !== run && r.checkpoint !== null).at(-1)
+        const tier = yield* Loop.route(
+          reflexes,
+          run,
+          input.prompt,
+          runs.length === 0 || (runs.length === 1 && runs[0]!.run === run)
+        )
+        const chosen = tier !== null && options.tiers?.[tier.tier] !== undefined && tier.acts
+          ? options.tiers[tier.tier]!
+          : model
+        const ctx = ctxFor(id, run, meta, chain, engine, hooks, { plan: input.plan, abort, model: chosen })
+        const compiled = yield* compiler.compile([
+          { name: "workspace", text: `Workspace: ${meta.workspace}\nAutonomy level: ${meta.level}` },
+          ...(input.goal === null ? [] : [{ name: "goal", text: Goal.wrapObjective(input.goal.objective) }])
+        ])
+        const state = RunState.make(id, run, input.prompt)
+        state.messages.push({ role: "system", content: compiled.text })
+        if (previous?.checkpoint) {
+          state.messages.push({ role: "user", content: Loop.previousContext(previous.checkpoint) })
+        }
+        if (input.approved === null) state.messages.push({ role: "user", content: input.prompt })
+        const nextMeta = {
+          ...meta,
+          remembered,
+          goal: input.goal === null ? meta.goal : { spec: input.goal, status: "active" }
+        }
+        const started = yield* Loop.start(ctx, state, {
+          data: {
+            prompt: input.prompt,
+            trigger: input.trigger,
+            goal: input.goal,
+            plan: input.plan,
+            approved: input.approved,
+            level: meta.level,
+            workSlice: ctx.slice,
+            route: tier,
+            promptDigest: compiled.prefixDigest,
+            promptCuts: compiled.cuts.map((c) => c.name)
+          },
+          notices: newRule === null ? [] : [
+            `saved rule ${newRule.id}: ${newRule.effect} ${newRule.action} ${
+              JSON.stringify(newRule.resource)
+            } in workspace ${meta.workspace}`
+          ],
+          continuation: runs.some((r) => r.run !== run),
+          meta: nextMeta
+        })
+        if (input.goal !== null) state.goal = Loop.goalState(input.goal, started)
+        if (input.approved !== null) {
+          const text = yield* Loop.approvedCall(ctx, state, input.approved, before)
+          state.messages.push({ role: "user", content: `${input.prompt}\n\n${text}` })
+        }
+        const settled = yield* Loop.drive(ctx, state).pipe(
+          Effect.onInterrupt(() =>
+            settle(ctx, state, { status: "interrupted", code: "aborted", reason: "the run was interrupted" }).pipe(
+              Effect.ignore
+            )
+          )
+        )
+        const goal = state.goal === undefined ? nextMeta.goal : { spec: state.goal.spec, status: state.goal.status }
+        yield* store.commit(id, { events: [], meta: { ...nextMeta, goal, lastSubject: `${run}:${state.modelCalls}` } })
+        return {
+          session: id,
+          run,
+          status: settled.status,
+          code: settled.code ?? null,
+          reason: settled.reason ?? null,
+          checkpoint: settled.checkpoint
+        } satisfies RunOutcome
+      })
+
+    const nextRun = (id: string, events: ReadonlyArray<Event.SessionEvent>) =>
+      `${id}.r${Transcript.runs(events).length + 1}`
+
+    const show = (id: string) =>
+      Effect.map(load(id), ({ events, meta, row }): SessionView => ({
+        id,
+        createdAt: row.createdAt,
+        workspace: meta.workspace,
+        level: meta.level,
+        events: row.lastSeq,
+        runs: Transcript.runs(events),
+        goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
+        remembered: meta.remembered,
+        pending: Transcript.pending(events),
+        host: meta.host
+      }))
+
+    return Sessions.of({
+      create: Effect.fn("Session.create")(function*(create: CreateOptions) {
+        const meta = yield* Meta.initial(create)
+        yield* engineFor(meta)
+        const id = create.id ?? (yield* Meta.newId)
+        yield* store.create(id, meta)
+        return yield* show(id)
+      }),
+      run: Effect.fn("Session.run")(function*(id: string, prompt: string, runOptions: RunOptions = {}) {
+        if (prompt.trim() === "") return yield* invalid("the prompt is empty")
+        const goal = runOptions.goal === undefined ? null : yield* Goal.validate(runOptions.goal, {
+          ...(runOptions.plan === undefined ? {} : { plan: runOptions.plan }),
+          ...(runOptions.unattended === undefined ? {} : { unattended: runOptions.unattended }),
+          parent: runOptions.parent
+        })
+        const meta = yield* settleDangling(id)
+        if (Option.isSome(reflexes) && meta.lastSubject !== null) {
+          yield* reflexes.value.reply(prompt, meta.lastSubject).pipe(Effect.ignore)
+        }
+        const { events } = yield* load(id)
+        const input: RunInput = { prompt, trigger: "person", goal, plan: runOptions.plan === true, approved: null }
+        return yield* execute(id, nextRun(id, events), input, runOptions.abort, null)
+      }),
+      reopen: Effect.fn("Session.reopen")(function*(id: string) {
+        yield* settleDangling(id)
+        return yield* show(id)
+      }),
+      resume: Effect.fn("Session.resume")(function*(id: string, resumeOptions = {}) {
+        const { events } = yield* load(id)
+        const open = Transcript.runs(events).filter((r) => r.status === null).at(-1)
+        if (open === undefined) {
+          return yield* new HarnessError({ code: "RUN_NOT_FOUND", message: `session ${id} has no open run` })
+        }
+        const s = open.start
+        const input: RunInput = {
+          prompt: open.prompt,
+          trigger: s["trigger"] === "approval" ? "approval" : "person",
+          goal: (s["goal"] ?? null) as Goal.Spec | null,
+          plan: s["plan"] === true,
+          approved: (s["approved"] ?? null) as RunInput["approved"]
+        }
+        return yield* execute(id, open.run, input, resumeOptions.abort, null)
+      }),
+      approve: Effect.fn("Session.approve")(function*(id: string, callId: string, approveOptions = {}) {
+        const meta = yield* settleDangling(id)
+        const { events } = yield* load(id)
+        const call = Transcript.pending(events).find((p) => p.callId === callId)
+        if (call === undefined) {
+          return yield* new HarnessError({
+            code: "INVALID_INPUT",
+            message: `no call ${callId} is waiting for approval in session ${id}`
+          })
+        }
+        const citation = call.citation as { action?: string; resource?: string } | null
+        const rule: Rule.RuleInput | null = approveOptions.remember === true && citation?.action !== undefined
+          ? {
+            id: `remembered.${citation.action}.${meta.remembered.length + 1}`,
+            action: citation.action as Rule.Action,
+            resource: rememberScope(citation.action, citation.resource ?? ""),
+            effect: "allow",
+            note: `approved and remembered by ${approveOptions.by ?? "person"}`
+          }
+          : null
+        const prompt = `The person approved your ${call.tool} call ${callId}. Carry on with the task.`
+        const input: RunInput = {
+          prompt,
+          trigger: "approval",
+          goal: null,
+          plan: false,
+          approved: {
+            callId,
+            tool: call.tool,
+            input: call.input,
+            by: approveOptions.by ?? "person",
+            ...(rule === null ? {} : { remembered: rule.id })
+          }
+        }
+        const outcome = yield* execute(id, nextRun(id, events), input, undefined, rule)
+        return { ...outcome, callId, remembered: rule }
+      }),
+      show: (id) => show(id),
+      list: Effect.flatMap(store.list, (rows) => Effect.forEach(rows, (r) => show(r.id))),
+      verify: Effect.fn("Session.verify")(function*(id: string) {
+        const events = yield* store.read(id)
+        const revisions = yield* store.revisions(id)
+        return yield* History.verify(id, events, revisions).pipe(
+          Effect.provideService(AlgalRuntime.AlgalRuntime, runtime)
+        )
+      })
+    })
+  })
+
+/**
+ * The service as a layer. It needs the store, the model and what the tools need; it uses a
+ * `Responder`, `Reflexes`, a `Goal.Checker` and a `CommandExecutor` (for a reviewer) when the
+ * context has them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R = Tools.DefaultRequirements>(
+  options: Options<R> = {}
+): Layer.Layer<Sessions, HarnessError, EventStore.EventStore | LanguageModel.LanguageModel | R> =>
+  Layer.effect(Sessions, make(options)).pipe(
+    Layer.provide(Layer.merge(
+      ShellParser.layer.pipe(Layer.mapError((e) => invalid(`shell parser: ${e.message}`))),
+      AlgalRuntime.layer
+    ))
+  ) as Layer.Layer<Sessions, HarnessError, EventStore.EventStore | LanguageModel.LanguageModel | R>
+
+void Clock

@@ -1,0 +1,468 @@
+/**
+ * The run loop: call the model, pass each tool call through the chokepoint and execute what it
+ * allows, keep the work-slice guard and the budgets, and hand a reply that ends to the turn-end
+ * logic (goal, reflexes), until the run settles.
+ */
+import type * as LanguageModel from "@effect/ai/LanguageModel"
+import * as AiTool from "@effect/ai/Tool"
+import * as AiToolkit from "@effect/ai/Toolkit"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Budget from "../Budget.js"
+import * as Checkpoint from "../Checkpoint.js"
+import * as Event from "../Event.js"
+import * as Goal from "../Goal.js"
+import { HarnessError } from "../HarnessError.js"
+import * as WorkSlice from "../WorkSlice.js"
+import * as Chokepoint from "./chokepoint.js"
+import * as RunState from "./runState.js"
+import { continuation, type Ctx, settle, type Settled, step } from "./step.js"
+import type { ToolResult } from "./toolShape.js"
+import * as TurnEnd from "./turnEnd.js"
+
+interface Call {
+  readonly id: string
+  readonly name: string
+  readonly params: unknown
+}
+
+/** A model step's stored result. */
+type ModelResult =
+  | {
+    readonly ok: true
+    readonly text: string
+    readonly calls: ReadonlyArray<Call>
+    readonly finish: string
+    readonly usage: Budget.Usage
+    readonly now: number
+  }
+  | { readonly ok: false; readonly error: string; readonly now: number }
+
+const withHandler = (tools: Record<string, AiTool.Any>): AiToolkit.WithHandler<Record<string, AiTool.Any>> => ({
+  tools,
+  // Never called: the harness resolves tool calls itself (`disableToolCallResolution`).
+  handle: () => Effect.die("the harness resolves tool calls itself")
+})
+
+const toolkitOf = (ctx: Ctx, goal: boolean) => {
+  const tools: Array<AiTool.Any> = ctx.tools.map((t) =>
+    AiTool.make(t.name, { description: t.description, parameters: t.input.fields, success: Schema.String })
+  )
+  if (goal) tools.push(Goal.getGoalTool, Goal.updateGoalTool)
+  return withHandler(AiToolkit.make(...tools).tools)
+}
+
+const usageOf = (
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; cachedInputTokens?: number | undefined }
+): Budget.Usage => ({
+  input: usage.inputTokens ?? 0,
+  cachedInput: usage.cachedInputTokens ?? 0,
+  output: usage.outputTokens ?? 0
+})
+
+/** One model call as a step (`tools: false` for the budget wrap-up turn). */
+const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
+  step<ModelResult>(
+    ctx,
+    state,
+    Effect.gen(function*() {
+      const n = state.modelCalls + 1
+      const request = tools
+        ? ctx.model.generateText({
+          prompt: state.messages,
+          toolkit: toolkitOf(ctx, state.goal?.status === "active"),
+          disableToolCallResolution: true
+        })
+        : ctx.model.generateText({ prompt: state.messages })
+      const response = yield* Effect.either(request as Effect.Effect<LanguageModel.GenerateTextResponse<any>, unknown>)
+      const now = yield* Clock.currentTimeMillis
+      if (response._tag === "Left") {
+        const error = describe(response.left)
+        return {
+          events: [Event.make(ctx.run, "model.call", { n, for: "agent", model: ctx.modelName, error })],
+          result: { ok: false as const, error, now }
+        }
+      }
+      const r = response.right
+      const usage = usageOf(r.usage)
+      const calls = r.toolCalls.map((c) => ({ id: c.id, name: c.name, params: c.params as unknown }))
+      const price = ctx.budget?.prices?.[ctx.modelName]
+      return {
+        events: [
+          Event.make(ctx.run, "model.call", {
+            n,
+            for: "agent",
+            model: ctx.modelName,
+            finish: r.finishReason,
+            usage,
+            tokens: Budget.tokens(usage),
+            cost: Budget.cost(usage, price),
+            toolCalls: calls.length
+          }),
+          ...(r.text === "" ? [] : [Event.make(ctx.run, "message", { role: "assistant", text: r.text })])
+        ],
+        result: { ok: true as const, text: r.text, calls, finish: r.finishReason, usage, now }
+      }
+    })
+  )
+
+const describe = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+
+/** Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks. */
+const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown, outcome: Chokepoint.Outcome) =>
+  step<ToolResult>(
+    ctx,
+    state,
+    Effect.gen(function*() {
+      const tool = ctx.tools.find((t) => t.name === call.name)!
+      const result: ToolResult = yield* tool.execute(input, {
+        workspace: ctx.workspace,
+        runId: ctx.run,
+        callId: call.id
+      }).pipe(
+        Effect.provide(ctx.services),
+        Effect.catchAll((error: HarnessError) => Effect.succeed({ ok: false, output: `tool failed: ${error.message}` }))
+      ) as Effect.Effect<ToolResult>
+      const failed = !result.ok || (result.check !== undefined && result.check.exitCode !== 0)
+      const post = yield* ctx.hooks.fire({
+        point: failed ? "tool_failure" : "post_tool",
+        call: outcome.call,
+        runId: ctx.run,
+        ...(result.check === undefined ? {} : { exitCode: result.check.exitCode }),
+        ...(result.ok ? {} : { error: result.output.slice(0, 500) }),
+        ...(result.filesTouched === undefined ? {} : { claimedFiles: result.filesTouched })
+      })
+      return {
+        events: [
+          Event.make(ctx.run, "tool.result", {
+            callId: call.id,
+            tool: call.name,
+            ok: result.ok,
+            output: result.output.slice(0, 8192),
+            truncated: result.truncated ?? false,
+            timedOut: result.timedOut ?? false,
+            filesTouched: result.filesTouched ?? [],
+            check: result.check ?? null
+          }),
+          ...Chokepoint.hookEvents(ctx.run, call.id, post)
+        ],
+        result
+      }
+    })
+  )
+
+const toolMessage = (call: Call, output: string, failure: boolean) => ({
+  role: "tool" as const,
+  content: [{
+    type: "tool-result" as const,
+    id: call.id,
+    name: call.name,
+    isFailure: failure,
+    result: output,
+    providerExecuted: false
+  }]
+})
+
+/** One tool call: decode, decide, execute or refuse; the result message for the model. */
+const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
+  Effect.gen(function*() {
+    if (call.name === "get_goal" || call.name === "update_goal") {
+      const output = yield* TurnEnd.goalTool(ctx, state, call)
+      state.messages.push(toolMessage(call, output, false))
+      return
+    }
+    const tool = ctx.tools.find((t) => t.name === call.name)
+    const decoded = tool === undefined
+      ? undefined
+      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(call.params)
+    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
+      const output = tool === undefined
+        ? `unknown tool ${call.name}; the tools are ${ctx.tools.map((t) => t.name).join(", ")}`
+        : `invalid input for ${call.name}: ${decoded?._tag === "Left" ? decoded.left.message : ""}`
+      yield* step(
+        ctx,
+        state,
+        Effect.succeed({
+          events: [Event.make(ctx.run, "tool.result", { callId: call.id, tool: call.name, ok: false, output })],
+          result: null
+        })
+      )
+      state.messages.push(toolMessage(call, output, true))
+      return
+    }
+    const input = decoded.right
+    const governed = tool.governance(input, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const outcome = yield* step<Chokepoint.Outcome>(
+      ctx,
+      state,
+      Effect.gen(function*() {
+        const { events, outcome } = yield* Chokepoint.decide(
+          { ...ctx.gate, run: ctx.run, engine: ctx.engine },
+          { tool: call.name, callId: call.id, call: governed }
+        ).pipe(Effect.mapError((e) => new HarnessError({ code: "TOOL_FAILED", message: e.message })))
+        const head = Event.make(ctx.run, "tool.call", {
+          callId: call.id,
+          tool: call.name,
+          input,
+          call: governed,
+          decision: outcome.allowed ? "allow" : outcome.decision,
+          citation: outcome.citation,
+          approval: outcome.allowed ? outcome.approval : null
+        })
+        const refused = outcome.allowed ? [] : [Event.make(ctx.run, "tool.refused", {
+          callId: call.id,
+          tool: call.name,
+          decision: outcome.decision,
+          pending: outcome.pending,
+          reason: outcome.reason,
+          citation: outcome.citation
+        })]
+        return { events: [head, ...events, ...refused], result: outcome }
+      })
+    )
+    if (!outcome.allowed) {
+      if (outcome.pending) {
+        state.turnPending = true
+        state.slice.blocked = true
+      }
+      state.messages.push(toolMessage(call, Chokepoint.refusalText(outcome), true))
+      return
+    }
+    const result = yield* execute(ctx, state, call, input, outcome)
+    RunState.recordTool(state, call.name, input, result)
+    state.messages.push(toolMessage(call, result.output, !result.ok))
+  })
+
+/** A call a person approved after it was refused: decided again with the late answer, then run. */
+export const approvedCall = (
+  ctx: Ctx,
+  state: RunState.RunState,
+  approved: {
+    readonly callId: string
+    readonly tool: string
+    readonly input: unknown
+    readonly remembered?: string | undefined
+    readonly by: string
+  },
+  engine: Ctx["engine"]
+) =>
+  Effect.gen(function*() {
+    const tool = ctx.tools.find((t) => t.name === approved.tool)
+    const decoded = tool === undefined
+      ? undefined
+      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(approved.input)
+    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
+      return `The approved call ${approved.callId} (${approved.tool}) can no longer be run: its tool or input is not valid.`
+    }
+    const call: Call = { id: approved.callId, name: approved.tool, params: approved.input }
+    const governed = tool.governance(decoded.right, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const outcome = yield* step<Chokepoint.Outcome>(
+      ctx,
+      state,
+      Effect.gen(function*() {
+        const at = yield* Clock.currentTimeMillis
+        const late = {
+          name: approved.by,
+          at,
+          ...(approved.remembered === undefined ? {} : { remembered: approved.remembered })
+        }
+        const { events, outcome } = yield* Chokepoint.decide(
+          { ...ctx.gate, run: ctx.run, engine },
+          { tool: call.name, callId: call.id, call: governed, late }
+        ).pipe(Effect.mapError((e) => new HarnessError({ code: "TOOL_FAILED", message: e.message })))
+        const head = Event.make(ctx.run, "tool.call", {
+          callId: call.id,
+          tool: call.name,
+          input: decoded.right,
+          call: governed,
+          decision: outcome.allowed ? "allow" : outcome.decision,
+          citation: outcome.citation,
+          approval: outcome.allowed ? outcome.approval : null
+        })
+        const refused = outcome.allowed ? [] : [Event.make(ctx.run, "tool.refused", {
+          callId: call.id,
+          tool: call.name,
+          decision: outcome.decision,
+          pending: false,
+          reason: outcome.reason,
+          citation: outcome.citation
+        })]
+        return { events: [head, ...events, ...refused], result: outcome }
+      })
+    )
+    if (!outcome.allowed) return Chokepoint.refusalText(outcome)
+    const result = yield* execute(ctx, state, call, decoded.right, outcome)
+    RunState.recordTool(state, call.name, decoded.right, result)
+    return `The person approved your ${call.name} call (${call.id}); it ran. Its ${
+      result.ok ? "output" : "failure"
+    }:\n${result.output}`
+  })
+
+/** The heartbeat after a tool round (it also reads the clock for the slice guard). */
+const heartbeat = (ctx: Ctx, state: RunState.RunState) =>
+  step<number>(
+    ctx,
+    state,
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      state.now = now
+      return { events: [Event.make(ctx.run, "heartbeat", RunState.heartbeat(state, ctx.slice.maxCalls))], result: now }
+    })
+  ).pipe(Effect.tap((now) => {
+    state.now = now
+  }))
+
+const aborted = (ctx: Ctx) => ctx.abort === undefined ? Effect.succeed(false) : Deferred.isDone(ctx.abort)
+
+/** Drive the run until it settles. */
+export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
+  Effect.gen(function*() {
+    while (true) {
+      if (yield* aborted(ctx)) {
+        return yield* settle(ctx, state, { status: "interrupted", code: "aborted", reason: "stopped by a person" })
+      }
+      const spent = Budget.crossed(ctx.budget, state.totals) ??
+        (state.goal?.spec.tokens !== undefined &&
+            state.totals.tokens - state.goal.tokensAtStart >= state.goal.spec.tokens
+          ? `goal token budget reached: ${state.totals.tokens - state.goal.tokensAtStart} of ${state.goal.spec.tokens}`
+          : undefined)
+      if (spent !== undefined) return yield* wrapUp(ctx, state, spent)
+      const reply = yield* callModel(ctx, state, true)
+      state.now = reply.now
+      if (!reply.ok) {
+        return yield* settle(ctx, state, { status: "failed", code: "MODEL_FAILED", reason: reply.error })
+      }
+      account(ctx, state, reply.usage)
+      state.messages.push({
+        role: "assistant",
+        content: [
+          ...(reply.text === "" ? [] : [{ type: "text" as const, text: reply.text }]),
+          ...reply.calls.map((c) => ({ type: "tool-call" as const, id: c.id, name: c.name, params: c.params }))
+        ]
+      })
+      if (reply.text !== "") state.lastText = reply.text
+      if (reply.calls.length === 0) {
+        const next = yield* TurnEnd.replyEnded(ctx, state, reply.text)
+        if (next._tag === "settle") return yield* settle(ctx, state, next.settle)
+        continue
+      }
+      for (const call of reply.calls) {
+        if (yield* aborted(ctx)) break
+        yield* toolCall(ctx, state, call)
+      }
+      yield* heartbeat(ctx, state)
+      if (WorkSlice.reached(ctx.slice, RunState.sliceState(state), state.now)) {
+        const verdict = WorkSlice.atBoundary(
+          ctx.slice,
+          RunState.sliceState(state),
+          state.previousSliceActivity,
+          ctx.plan
+        )
+        if (!verdict.continue) {
+          return yield* settle(ctx, state, { status: "interrupted", code: "slice_complete", reason: verdict.reason })
+        }
+        yield* continuation(ctx, state, {
+          cause: "slice",
+          notice: `slice ${state.slice.n} ended after ${state.slice.calls} tool calls; continuing as slice ${
+            state.slice.n + 1
+          } of at most ${ctx.slice.maxSlices}`,
+          checkpoint: true,
+          data: { slice: state.slice.n + 1 }
+        })
+        RunState.nextSlice(state)
+      }
+    }
+  })
+
+const account = (ctx: Ctx, state: RunState.RunState, usage: Budget.Usage) =>
+  RunState.recordUsage(state, usage, Budget.cost(usage, ctx.budget?.prices?.[ctx.modelName]), Budget.tokens(usage))
+
+/** A crossed budget: one wrap-up turn without tools, then `unfinished` with the reason. */
+const wrapUp = (ctx: Ctx, state: RunState.RunState, reason: string) =>
+  Effect.gen(function*() {
+    yield* continuation(ctx, state, { cause: "budget", notice: reason, prompt: Budget.wrapUpPrompt(reason) })
+    const reply = yield* callModel(ctx, state, false)
+    if (reply.ok) {
+      account(ctx, state, reply.usage)
+      if (reply.text !== "") state.lastText = reply.text
+    }
+    if (state.goal !== undefined) state.goal.status = "limited"
+    return yield* settle(ctx, state, { status: "interrupted", code: "unfinished", reason })
+  })
+
+/** The route reflex for a session's first run: the tier, whether it may act, and its receipt. */
+export const route = (
+  reflexes: Ctx["reflexes"],
+  run: string,
+  prompt: string,
+  first: boolean
+): Effect.Effect<{ readonly tier: "frontier" | "standard"; readonly acts: boolean; readonly receipt: string } | null> =>
+  !first || reflexes._tag === "None"
+    ? Effect.succeed(null)
+    : reflexes.value.decide("route", { task: prompt }, { subject: `${run}:route` }).pipe(
+      Effect.map((d) =>
+        d.skipped
+          ? null
+          : {
+            tier: d.decision["route"] === "frontier" ? "frontier" as const : "standard" as const,
+            acts: d.acts,
+            receipt: d.receipt
+          }
+      ),
+      Effect.orElseSucceed(() => null)
+    )
+
+/** The previous run's checkpoint as context for the next run. */
+export const previousContext = (checkpoint: Checkpoint.Checkpoint): string =>
+  `Context from the previous run of this session (the harness's checkpoint):\n${Checkpoint.render(checkpoint)}`
+
+/** The run's first step: `run.start`, the prompt, notices, and (after earlier runs) a continuation. */
+export const start = (
+  ctx: Ctx,
+  state: RunState.RunState,
+  input: {
+    readonly data: Record<string, unknown>
+    readonly notices: ReadonlyArray<string>
+    readonly continuation: boolean
+    readonly meta: unknown
+  }
+) =>
+  step<number>(
+    ctx,
+    state,
+    Effect.map(Clock.currentTimeMillis, (now) => ({
+      events: [
+        Event.make(ctx.run, "run.start", input.data),
+        ...(input.data["route"] === null || input.data["route"] === undefined
+          ? []
+          : [Event.make(ctx.run, "reflex.decision", { reflex: "route", ...(input.data["route"] as object) })]),
+        ...input.notices.map((text) => Event.make(ctx.run, "notice", { cause: "rule", text })),
+        Event.make(ctx.run, "message", { role: "user", text: String(input.data["prompt"] ?? "") })
+      ],
+      result: now,
+      ...(input.continuation ? { transition: { kind: "continue" as const, status: "person" } } : {}),
+      meta: input.meta
+    }))
+  ).pipe(Effect.tap((now) => {
+    state.startedAt = now
+    state.now = now
+    state.slice.startedAt = now
+  }))
+
+/** A goal's live state at the start of its run. */
+export const goalState = (spec: Goal.Spec, now: number): RunState.GoalState => ({
+  spec,
+  status: "active",
+  round: 0,
+  startedAt: now,
+  tokensAtStart: 0,
+  claim: undefined,
+  blocker: undefined,
+  sameBlocker: 0,
+  lastBlocker: undefined,
+  stalls: 0,
+  lastActivity: undefined,
+  gaps: []
+})

@@ -1,0 +1,93 @@
+/**
+ * What a session stores about itself: its workspace, level and rules (with the rules saved by
+ * approve-and-remember), its guard, budget and reviewer settings, its goal, and the host's data.
+ */
+import { Autonomy, Rule } from "@steward/governance-rules"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import * as path from "node:path"
+import * as Budget from "../Budget.js"
+import * as Goal from "../Goal.js"
+import { HarnessError } from "../HarnessError.js"
+import type * as Reviewer from "../Reviewer.js"
+import type * as WorkSlice from "../WorkSlice.js"
+
+const RuleInput = Schema.encodedSchema(Rule.Rule)
+
+const MetaSchema = Schema.Struct({
+  workspace: Schema.String,
+  level: Autonomy.Level,
+  rules: Schema.Array(RuleInput),
+  remembered: Schema.Array(RuleInput),
+  workSlice: Schema.optional(Schema.Struct({
+    enabled: Schema.optional(Schema.Boolean),
+    maxCalls: Schema.optional(Schema.Int.pipe(Schema.positive())),
+    maxMinutes: Schema.optional(Schema.Number.pipe(Schema.positive())),
+    maxSlices: Schema.optional(Schema.Int.pipe(Schema.between(1, 64))),
+    maxTokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  })),
+  budget: Schema.optional(Budget.Config),
+  reviewer: Schema.optional(Schema.Struct({
+    command: Schema.NonEmptyArray(Schema.String),
+    timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 600_000)))
+  })),
+  goal: Schema.NullOr(Schema.Struct({ spec: Goal.Spec, status: Schema.String })),
+  lastSubject: Schema.NullOr(Schema.String),
+  host: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+/** A session's meta. */
+export interface Meta {
+  readonly workspace: string
+  readonly level: Autonomy.Level
+  readonly rules: ReadonlyArray<Rule.RuleInput>
+  readonly remembered: ReadonlyArray<Rule.RuleInput>
+  readonly workSlice?: WorkSlice.Config | undefined
+  readonly budget?: Budget.Config | undefined
+  readonly reviewer?: Reviewer.Config | undefined
+  readonly goal: { readonly spec: Goal.Spec; readonly status: string } | null
+  readonly lastSubject: string | null
+  readonly host: Readonly<Record<string, unknown>>
+}
+
+const decodeMeta = Schema.decodeUnknown(MetaSchema, { onExcessProperty: "error" })
+
+/** Decode a stored meta. */
+export const decode = (u: unknown): Effect.Effect<Meta, HarnessError> =>
+  decodeMeta(u).pipe(
+    Effect.map((m) => m as Meta),
+    Effect.mapError((e) => new HarnessError({ code: "INVALID_INPUT", message: `session settings: ${e.message}` }))
+  )
+
+/** The meta of a new session (validated like a stored one). */
+export const initial = (options: {
+  readonly workspace: string
+  readonly level?: Autonomy.Level
+  readonly rules?: ReadonlyArray<Rule.RuleInput>
+  readonly workSlice?: WorkSlice.Config
+  readonly budget?: Budget.Config
+  readonly reviewer?: Reviewer.Config
+  readonly host?: Readonly<Record<string, unknown>>
+}): Effect.Effect<Meta, HarnessError> =>
+  decode({
+    workspace: path.resolve(options.workspace),
+    level: options.level ?? Autonomy.defaultLevel,
+    rules: options.rules ?? [],
+    remembered: [],
+    ...(options.workSlice === undefined ? {} : { workSlice: options.workSlice }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.reviewer === undefined ? {} : { reviewer: options.reviewer }),
+    goal: null,
+    lastSubject: null,
+    host: options.host ?? {}
+  })
+
+/** A new session id: the UTC time and four random hex digits (`s20260101-120000-ab12`). */
+export const newId: Effect.Effect<string> = Effect.gen(function*() {
+  const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+  const stamp = `${now.slice(0, 10).replace(/-/g, "")}-${now.slice(11, 19).replace(/:/g, "")}`
+  const n = yield* Random.nextIntBetween(0, 0x10000)
+  return `s${stamp}-${n.toString(16).padStart(4, "0")}`
+})

@@ -1,0 +1,170 @@
+/**
+ * Steps: every observable thing a run does (a model call, a governance decision, a tool
+ * execution, a heartbeat, a continuation, the settle) is a step whose events and result are
+ * committed together. A step already committed is not run again: its stored result is reused,
+ * which is how a killed run is re-driven without repeating work or events.
+ */
+import type * as LanguageModel from "@effect/ai/LanguageModel"
+import { AlgalRuntime } from "@steward/algal-runtime"
+import type { Hooks, Policy } from "@steward/governance-rules"
+import type { Reflexes } from "@steward/reflex-core"
+import type * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Budget from "../Budget.js"
+import * as Event from "../Event.js"
+import type * as EventStore from "../EventStore.js"
+import type * as Goal from "../Goal.js"
+import type { HarnessError } from "../HarnessError.js"
+import * as History from "../History.js"
+import type * as WorkSlice from "../WorkSlice.js"
+import type * as Chokepoint from "./chokepoint.js"
+import * as RunState from "./runState.js"
+import type { ToolLike } from "./toolShape.js"
+
+/** Everything a run needs. */
+export interface Ctx {
+  readonly session: string
+  readonly run: string
+  readonly workspace: string
+  readonly store: EventStore.EventStore["Type"]
+  readonly chain: History.Chain
+  readonly runtime: AlgalRuntime.AlgalRuntime["Type"]
+  readonly model: LanguageModel.Service
+  readonly modelName: string
+  readonly checker: Goal.Checker["Type"]
+  readonly tools: ReadonlyArray<ToolLike>
+  /** The services tools need. */
+  readonly services: Context.Context<never>
+  readonly gate: Omit<Chokepoint.Env, "run" | "engine">
+  readonly hooks: Hooks.Hooks["Type"]
+  readonly engine: Policy.Engine
+  readonly reflexes: Option.Option<Reflexes.Reflexes["Type"]>
+  readonly slice: WorkSlice.Resolved
+  readonly budget: Budget.Config | undefined
+  readonly systemPrompt: string
+  readonly plan: boolean
+  readonly abort: Deferred.Deferred<void> | undefined
+}
+
+/** What a step computes. */
+export interface Computed<A> {
+  readonly events: ReadonlyArray<Event.EventInput>
+  readonly result: A
+  /** Record the step as a managed transition (stored with its events). */
+  readonly transition?: { readonly kind: "settle" | "continue"; readonly status: string; readonly code?: string | null }
+  /** Replace the session's meta in the same commit. */
+  readonly meta?: unknown
+}
+
+/** Run (or reuse) the next step. */
+export const step = <A>(
+  ctx: Ctx,
+  state: RunState.RunState,
+  compute: Effect.Effect<Computed<A>, HarnessError>
+): Effect.Effect<A, HarnessError> =>
+  Effect.gen(function*() {
+    const index = state.step++
+    const stored = yield* ctx.store.step(ctx.session, ctx.run, index)
+    if (Option.isSome(stored)) return stored.value as A
+    const out = yield* compute
+    const revision = out.transition === undefined ? undefined : yield* History.transition(ctx.chain, {
+      session: ctx.session,
+      run: ctx.run,
+      kind: out.transition.kind,
+      status: out.transition.status,
+      code: out.transition.code ?? null,
+      events: out.events
+    }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, ctx.runtime))
+    const written = yield* ctx.store.commit(ctx.session, {
+      events: out.events,
+      step: { run: ctx.run, index, result: out.result },
+      ...(revision === undefined ? {} : { revision }),
+      ...(out.meta === undefined ? {} : { meta: out.meta })
+    })
+    ctx.chain.absorb(written)
+    if (revision !== undefined) {
+      ctx.chain.revision = revision.revision
+      ctx.chain.receipt = revision.digest
+    }
+    // The caller continues from the JSON round trip, exactly as a replay would.
+    return JSON.parse(JSON.stringify(out.result ?? null)) as A
+  })
+
+/** How a run settles. */
+export interface Settle {
+  readonly status: "completed" | "interrupted" | "failed"
+  readonly code?: "slice_complete" | "unfinished" | "needs_person" | "aborted" | "MODEL_FAILED" | "TOOL_FAILED" | string
+  readonly reason?: string
+}
+
+/** The stored result of the settle step. */
+export interface Settled extends Settle {
+  readonly checkpoint: ReturnType<typeof RunState.checkpoint>
+}
+
+/** Settle the run: completion hooks, the checkpoint and `run.settle`, as one transition. */
+export const settle = (ctx: Ctx, state: RunState.RunState, how: Settle): Effect.Effect<Settled, HarnessError> =>
+  step(
+    ctx,
+    state,
+    Effect.gen(function*() {
+      const evidence = yield* ctx.hooks.fire({
+        point: "task_completed",
+        touchedFiles: state.filesTouched,
+        runId: ctx.run,
+        ...(ctx.plan ? { mode: "plan" } : {})
+      })
+      const checkpoint = RunState.checkpoint(state, how.reason)
+      const events = [
+        ...evidence.map((e) => Event.make(ctx.run, "hook", { callId: null, hook: e.hook, kind: e.kind, data: e.data })),
+        Event.make(ctx.run, "checkpoint", { reason: how.reason ?? how.status, checkpoint }),
+        Event.make(ctx.run, "run.settle", {
+          status: how.status,
+          code: how.code ?? null,
+          reason: how.reason ?? null,
+          toolCalls: state.toolCalls,
+          modelCalls: state.modelCalls,
+          slices: state.slice.n,
+          usage: state.totals
+        })
+      ]
+      const result: Settled = { ...how, checkpoint }
+      return {
+        events,
+        result,
+        transition: { kind: "settle" as const, status: how.status, code: how.code ?? null }
+      }
+    })
+  )
+
+/** A continuation in place: a notice (and a checkpoint at slice boundaries), as one transition. */
+export const continuation = (
+  ctx: Ctx,
+  state: RunState.RunState,
+  input: {
+    readonly cause: "slice" | "reflex" | "goal" | "budget"
+    readonly notice: string
+    readonly prompt?: string
+    readonly checkpoint?: boolean
+    readonly data?: Record<string, unknown>
+  }
+): Effect.Effect<void, HarnessError> =>
+  Effect.asVoid(step(
+    ctx,
+    state,
+    Effect.sync(() => ({
+      events: [
+        ...(input.checkpoint === true
+          ? [Event.make(ctx.run, "checkpoint", { reason: input.notice, checkpoint: RunState.checkpoint(state) })]
+          : []),
+        Event.make(ctx.run, "notice", { cause: input.cause, text: input.notice, ...input.data }),
+        ...(input.prompt === undefined ? [] : [Event.make(ctx.run, "message", { role: "user", text: input.prompt })])
+      ],
+      result: null,
+      transition: { kind: "continue" as const, status: input.cause }
+    }))
+  )).pipe(Effect.tap(() => {
+    if (input.prompt !== undefined) state.messages.push({ role: "user", content: input.prompt })
+  }))

@@ -1,0 +1,117 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Session from "../src/Session.js"
+import { alice, events, layer, script, workspace } from "./support/env.js"
+
+describe("Session: asks, approvals and the reviewer", () => {
+  it.effect("an ask with no responder is refused (pending); approve-and-remember saves the shown scope and the next call cites it", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
+      const first = yield* sessions.run(id, "Say hi in the shell")
+      assert.strictEqual(first.status, "completed")
+      let es = yield* events(id)
+      const refused = es.find(([t]) => t === "tool.refused")![1]
+      assert.deepStrictEqual([refused.decision, refused.pending], ["ask", true])
+      assert.include(refused.reason, "nobody can answer")
+      assert.isTrue(es.some(([t, d]) => t === "approval" && d.answer === "unanswered"))
+      const view = yield* sessions.show(id)
+      assert.deepStrictEqual(view.pending.map((p) => p.callId), [refused.callId])
+
+      const approved = yield* sessions.approve(id, refused.callId, { remember: true, by: "alice" })
+      assert.deepStrictEqual(approved.remembered, {
+        id: "remembered.shell.1",
+        action: "shell",
+        resource: "psql *",
+        effect: "allow",
+        note: "approved and remembered by alice"
+      })
+      es = yield* events(id)
+      const notice = es.find(([t, d]) => t === "notice" && d.cause === "rule")![1]
+      assert.include(notice.text, `allow shell "psql *"`)
+      const late = es.find(([t, d]) => t === "approval" && d.late === true)![1]
+      assert.deepStrictEqual([late.by, late.name, typeof late.at, late.remembered], [
+        "person",
+        "alice",
+        "number",
+        "remembered.shell.1"
+      ])
+      const ran = es.filter(([t]) => t === "tool.result").at(-1)![1]
+      assert.include(ran.check.command, "select 1")
+      assert.deepStrictEqual((yield* sessions.show(id)).pending, [])
+
+      yield* sessions.run(id, "Say it again")
+      es = yield* events(id)
+      const next = es.filter(([t]) => t === "tool.call").at(-1)![1]
+      assert.deepStrictEqual([next.decision, next.citation.ruleId, next.approval.by], [
+        "allow",
+        "remembered.shell.1",
+        "rule"
+      ])
+      assert.isTrue((yield* sessions.verify(id)).verified)
+    }).pipe(Effect.provide(layer(script(
+      { toolCalls: [{ name: "shell", input: { command: "psql -c \"select 1\"" } }] },
+      { text: "The shell call needs approval." },
+      { text: "It printed hi." },
+      { toolCalls: [{ name: "shell", input: { command: "psql -c \"select 2\"" } }] },
+      { text: "Printed again." }
+    )))))
+
+  it.effect("a responder's answer is recorded with the person and the time", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
+      yield* sessions.run(id, "Say hi")
+      const es = yield* events(id)
+      const call = es.find(([t]) => t === "tool.call")![1]
+      assert.deepStrictEqual([call.decision, call.approval.by, call.approval.name, typeof call.approval.at], [
+        "allow",
+        "person",
+        "alice",
+        "number"
+      ])
+    }).pipe(Effect.provide(layer(
+      script({ toolCalls: [{ name: "shell", input: { command: "touch x.txt" } }] }, { text: "ok" }),
+      { extra: alice("allow") }
+    ))))
+
+  it.live("a reviewer command that times out fails closed (deny), before any person is asked", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({
+        workspace: workspace(),
+        level: "assist",
+        reviewer: { command: ["sh", "-c", "sleep 5"], timeoutMs: 300 }
+      })
+      yield* sessions.run(id, "Say hi")
+      const es = yield* events(id)
+      const review = es.find(([t, d]) => t === "approval" && d.by === "reviewer")![1]
+      assert.deepStrictEqual([review.answer, review.failedClosed], ["deny", true])
+      assert.include(review.reason, "timed out")
+      const refused = es.find(([t]) => t === "tool.refused")![1]
+      assert.deepStrictEqual([refused.decision, refused.pending], ["ask", false])
+      assert.include(refused.reason, "denied by the reviewer")
+      assert.isFalse(es.some(([t, d]) => t === "approval" && d.by === "person"))
+      assert.isFalse(es.some(([t]) => t === "tool.result"))
+    }).pipe(Effect.provide(layer(
+      script({ toolCalls: [{ name: "shell", input: { command: "touch x.txt" } }] }, { text: "refused" }),
+      { extra: alice("allow") }
+    ))))
+
+  it.live("a reviewer that allows approves the call (recorded as the reviewer)", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({
+        workspace: workspace(),
+        level: "assist",
+        reviewer: { command: ["sh", "-c", `cat >/dev/null; echo '{"decision":"allow","reason":"harmless echo"}'`] }
+      })
+      yield* sessions.run(id, "Say hi")
+      const es = yield* events(id)
+      const call = es.find(([t]) => t === "tool.call")![1]
+      assert.deepStrictEqual([call.approval.by, call.approval.reason], ["reviewer", "harmless echo"])
+      assert.isTrue(es.find(([t]) => t === "tool.result")![1].ok)
+    }).pipe(Effect.provide(layer(
+      script({ toolCalls: [{ name: "shell", input: { command: "touch x.txt" } }] }, { text: "ok" })
+    ))))
+})
