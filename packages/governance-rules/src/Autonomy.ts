@@ -16,6 +16,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { INTERPRETERS, SHELLS } from "./internal/analyze/programs.js"
+import * as Network from "./internal/network.js"
 import type { Action, RuleEffect } from "./Rule.js"
 import * as Rule from "./Rule.js"
 
@@ -69,7 +71,8 @@ const both = (id: string, resource: string, effect: RuleEffect, note: string, ex
   rule(`${id}.write`, "write", resource, effect, note, except)
 ]
 
-const BLOCK_DEVICES = "/dev/{sd*,hd*,vd*,xvd*,nvme*,mmcblk*,disk*,dm-*,md*,loop*,sr*,mapper/**,mem,kmem,port}"
+const BLOCK_DEVICES =
+  "/dev/{sd*,hd*,vd*,xvd*,nvme*,mmcblk*,disk*,dm-*,md*,loop*,sr*,nbd*,zd*,mtd*,rbd*,drbd*,bcache*,zram*,ram*,sg*,mapper/**,disk/**,zvol/**,mem,kmem,port}"
 
 const ENV_EXAMPLES = [
   "**/.env.example",
@@ -100,6 +103,8 @@ const SECRET_PATHS: ReadonlyArray<readonly [string, string]> = [
   ["gnupg", "**/.gnupg/**"],
   ["credentials-json", "**/credentials.json"],
   ["proc-environ", "/proc/*/environ"],
+  ["direnv", "**/.envrc"],
+  ["terraform-state", "**/*.tfstate{,.backup}"],
   ["shadow", "/etc/{shadow,gshadow,sudoers}"]
 ]
 
@@ -121,19 +126,33 @@ const PUBLISH: ReadonlyArray<readonly [string, string]> = [
   ["gem", "gem push *"],
   ["poetry", "poetry publish *"],
   ["uv", "uv publish *"],
-  ["git-push", "git push *"]
+  ["git-push", "git push *"],
+  ["git-lfs", "git lfs push *"],
+  ["lerna", "lerna publish *"],
+  ["changeset", "changeset publish *"],
+  ["docker-compose", "docker compose push *"],
+  ["docker-compose-v1", "docker-compose push *"],
+  ["docker-manifest", "docker manifest push *"],
+  ["podman-manifest", "podman manifest push *"],
+  ["buildx-registry", "docker buildx {build,bake} *type=registry*"],
+  ["vsce", "{vsce,ovsx} publish *"],
+  ["gradle", "gradle* publish *"],
+  ["maven", "mvn *deploy*"],
+  ["helm", "helm push *"],
+  ["python-publishers", "{flit,hatch,pdm} publish *"],
+  ["nuget", "dotnet nuget push *"]
 ]
+
+// A dry run changes nothing (its canonical form leads with `--dry-run`).
+const PUBLISH_EXCEPT: Partial<Record<string, ReadonlyArray<string>>> = { "git-push": ["git push --dry-run *"] }
+
+// Files whose content something runs later (git hooks and config, direnv, editor tasks).
+const RUNS_LATER = ["**/.git/hooks/**", "**/.git/config", "**/.envrc", "**/.vscode/tasks.json"]
 
 const LOOPBACK = ["localhost", "127.0.0.1", "\\[::1\\]"]
 
-const METADATA = [
-  "169.254.169.254",
-  "169.254.170.2",
-  "100.100.100.200",
-  "\\[fd00:ec2::254\\]",
-  "metadata.google.internal",
-  "metadata.goog"
-]
+// The metadata hosts as URL hosts in glob syntax (IPv6 in escaped brackets).
+const METADATA = [...Network.METADATA_HOSTS].map((host) => host.includes(":") ? `\\[${host}\\]` : host)
 
 /**
  * The universal layer: evaluated with deny-overrides (any matching deny wins, then any ask) and
@@ -159,7 +178,10 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
     )
   ),
   ...PUBLISH.map(([id, pattern]) =>
-    rule(`universal.publish.${id}`, "shell", pattern, "ask", "publishing leaves the machine")
+    rule(`universal.publish.${id}`, "shell", pattern, "ask", "publishing leaves the machine", PUBLISH_EXCEPT[id])
+  ),
+  ...RUNS_LATER.map((pattern, i) =>
+    rule(`universal.runs-later.${i}`, "write", pattern, "ask", "a file whose content runs later (hooks, config, tasks)")
   ),
   ...SECRET_PATHS.flatMap(([id, pattern]) =>
     both(`universal.secret.${id}`, pattern, "ask", "secrets", id.startsWith("env") ? ENV_EXAMPLES : undefined)
@@ -257,6 +279,11 @@ const EXECUTE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
   ["dash-stdin", "dash", "shell reading a script from stdin"],
   ["ksh-stdin", "ksh", "shell reading a script from stdin"],
   ["fish-stdin", "fish", "shell reading a script from stdin"],
+  ["source-stdin", "{source,.}", "a script read from stdin"],
+  ["at", "{at,batch} *", "a job that runs later"],
+  ["gh", "gh *", "the GitHub CLI leaves the machine"],
+  ["cloud-cli", "{aws,gcloud,gsutil,az,rclone,s3cmd} *", "a cloud CLI leaves the machine"],
+  ["openssl-connect", "openssl s_client *", "raw network connection"],
   ["ssh", "ssh *", "remote shell leaves the machine"],
   ["scp", "scp *", "remote copy leaves the machine"],
   ["sftp", "sftp *", "remote copy leaves the machine"],
@@ -270,6 +297,17 @@ const EXECUTE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
   ["git-clean", "git clean *-f*", "git clean -f deletes untracked work"],
   ["git-reset-hard", "git reset --hard *", "git reset --hard discards work"],
   ["sudo-shell", "sudo *", "interactive root shell"]
+]
+
+// Every other shell reading stdin, every interpreter's inline code and stdin (from the tables).
+const INLINE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
+  ...[...SHELLS.keys()]
+    .filter((name) => !["sh", "bash", "zsh", "dash", "ksh", "fish"].includes(name))
+    .map((name) => [`${name}-stdin`, name, "shell reading a script from stdin"] as const),
+  ...[...INTERPRETERS.entries()].flatMap(([name, spec]) => [
+    [`${name}-inline`, `${name} ${spec.canonical} *`, "inline interpreter code"] as const,
+    [`${name}-stdin-dash`, `${name} -`, "interpreter reading code from stdin"] as const
+  ])
 ]
 
 /**
@@ -310,7 +348,8 @@ export const baselineRules = (level: Level): ReadonlyArray<Rule.Rule> => {
             "loopback does not leave the machine"
           )
         ),
-        ...EXECUTE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note))
+        ...EXECUTE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note)),
+        ...INLINE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note))
       ]
     case "autonomous":
       return [

@@ -31,7 +31,7 @@ import * as Schema from "effect/Schema"
 import * as os from "node:os"
 import * as Autonomy from "./Autonomy.js"
 import * as GovernanceError from "./GovernanceError.js"
-import * as Analyze from "./internal/analyze.js"
+import * as Analyze from "./internal/analyze/index.js"
 import * as Evaluate from "./internal/evaluate.js"
 import * as Network from "./internal/network.js"
 import * as Paths from "./internal/paths.js"
@@ -198,7 +198,10 @@ export const compile = (config: Config = {}): Effect.Effect<Compiled, Governance
       }
       seen.add(rule.id)
       try {
-        for (const kind of ["path", "text"] as const) {
+        const kinds = rule.action === "*"
+          ? (["path", "text"] as const)
+          : [Evaluate.isTextAction(rule.action) ? "text" as const : "path" as const]
+        for (const kind of kinds) {
           Evaluate.compilePattern(rule.resource, kind)
           for (const e of rule.except ?? []) Evaluate.compilePattern(e, kind)
         }
@@ -263,6 +266,15 @@ export const decideSegments = (compiled: Compiled, segments: ReadonlyArray<Analy
   const cited: Array<Citation> = []
   for (const segment of segments) {
     if (segment.checks.length === 0 && segment.guards.length === 0) continue
+    if (segment.speculative === true) {
+      // One possible reading of something unresolved: it only counts when it is denied.
+      const denied = speculativeDeny(compiled, segment)
+      if (denied === null) continue
+      cited.push(denied)
+      decided.push({ text: segment.text, canonical: segment.canonical, decision: "deny", citation: denied, checks: [] })
+      if (better(denied, top)) top = denied
+      continue
+    }
     const checks: Array<CheckDecision> = []
     let best: Citation | null = null
     for (const guard of segment.guards) {
@@ -302,6 +314,14 @@ export const decideSegments = (compiled: Compiled, segments: ReadonlyArray<Analy
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 
+const speculativeDeny = (compiled: Compiled, segment: Analyze.Segment): Citation | null => {
+  for (const check of segment.checks) {
+    const citation = Evaluate.decideCheck(compiled.layers, check.action, check.resource, segment.text)
+    if (citation.effect === "deny") return citation
+  }
+  return null
+}
+
 const pathContext = (compiled: Compiled): Paths.PathContext => ({
   workspace: compiled.workspace,
   home: compiled.home,
@@ -323,12 +343,16 @@ const fetchSegment = (compiled: Compiled, raw: string): Analyze.Segment => {
   const segment: Analyze.Segment = { text: raw, canonical: "", checks: [], guards: [] }
   if (Analyze.hasNonPrinting(raw)) segment.guards.push({ id: "non-printing", detail: raw })
   const url = Network.normalizeUrl(raw)
+  if (Network.ambiguousAuthority(raw)) segment.guards.push({ id: "unresolved-host", detail: raw })
   if (url === null) {
     segment.guards.push({ id: "parse-error", detail: raw })
     segment.canonical = raw
   } else {
     segment.canonical = url
     segment.checks.push({ action: "fetch", resource: url })
+    for (const host of Network.embeddedHosts(url)) {
+      segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
+    }
     // `file:` URLs read local files: decide them as reads of the real path too.
     const local = Network.fileUrlPath(url)
     if (local !== null) {

@@ -36,6 +36,8 @@ export interface ParsedCommand {
   readonly source: string
   readonly commands: ReadonlyArray<Syntax.SimpleCommand>
   readonly issues: ReadonlyArray<{ readonly id: Syntax.SyntaxIssueId | "too-long"; readonly segment: string }>
+  /** Sources bash parses a second time (escaped backticks nested in backticks). */
+  readonly nested?: ReadonlyArray<string>
 }
 
 /**
@@ -123,7 +125,7 @@ export const make = (options: Options = {}) =>
         } else {
           try {
             const script = Syntax.collect(tree.rootNode)
-            parsed = { source, commands: script.commands, issues: script.issues }
+            parsed = { source, commands: script.commands, issues: script.issues, nested: script.nested }
           } finally {
             tree.delete()
           }

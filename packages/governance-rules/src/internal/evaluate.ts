@@ -10,6 +10,7 @@
  */
 import picomatch from "picomatch"
 import type { Action, Citation, LayerName, Rule, RuleEffect } from "../Rule.js"
+import * as Glob from "./glob.js"
 
 /** @internal */
 export interface CompiledRule {
@@ -30,123 +31,40 @@ export interface CompiledLayer {
 
 const OPTIONS = { bash: true, dot: true } as const
 
-// The compiled regular expression, tested directly (picomatch's matcher wrapper costs more than
-// the match itself on the hot path).
-const regexTest = (pattern: string): (s: string) => boolean => {
-  const re = picomatch.makeRe(pattern, OPTIONS)
-  // A cheap, sound pre-filter for patterns whose only specials are `*` and `?`: the literal runs
-  // between them must appear (the first as a prefix, the last as a suffix) for the glob to match.
-  if (/[[\]{}()!+@\\]/.test(pattern)) return (s) => re.test(s)
-  if (pattern.includes("**")) {
-    // `**/` may match nothing at all, so only the literal after the last wildcard is used: the
-    // resource must end with it (when it follows `**/`, the slash may collapse away).
-    const lastGlob = Math.max(pattern.lastIndexOf("*"), pattern.lastIndexOf("?"))
-    const suffix = pattern.slice(lastGlob + 1)
-    if (suffix.length === 0) return (s) => re.test(s)
-    const collapsible = suffix.startsWith("/") && pattern[lastGlob] === "*" && pattern[lastGlob - 1] === "*"
-    const bare = collapsible ? suffix.slice(1) : null
-    const fits = (x: string) => x.endsWith(suffix) || x === bare
-    // picomatch also accepts one trailing `/`.
-    return (s) => (fits(s) || (s.endsWith("/") && fits(s.slice(0, -1)))) && re.test(s)
-  }
-  const parts = pattern.split(/[*?]+/)
-  const first = parts[0]!
-  const last = parts.length > 1 ? parts[parts.length - 1]! : ""
-  let middle = ""
-  for (let i = 1; i < parts.length - 1; i++) if (parts[i]!.length > middle.length) middle = parts[i]!
-  return (s) =>
-    (first.length === 0 || s.startsWith(first)) &&
-    // picomatch also accepts one trailing `/`.
-    (last.length === 0 || s.endsWith(last) || (s.endsWith("/") && s.slice(0, -1).endsWith(last))) &&
-    (middle.length === 0 || s.includes(middle)) &&
-    re.test(s)
-}
-
 const GLOB_CHARS = /[*?[\]{}()!+@\\]/
 
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+// Forms picomatch gives regular-expression power (extglobs, groups, a leading `!` negation): no
+// linear pre-filter can vouch for them, so with more than two stars they are refused at load.
+const REGEX_POWER = /[+*?@!]\(|[()|]|^!|\{[^}]*\.\.[^}]*\}|\[:/
+
+const starRuns = (pattern: string): number => (pattern.match(/\*+/g) ?? []).length
 
 /**
- * Glob syntax over plain text: `*` any run of characters, `?` one character, `[…]`/`[!…]`
- * classes, `{a,b}` alternatives, `\x` a literal. Unbalanced brackets and braces are literal.
+ * The text-glob form of a path pattern, a superset of what picomatch matches: a globstar and
+ * the slashes around it become one star (picomatch lets a globstar segment collapse, slashes
+ * included); every star spans anything.
  */
-const textSource = (pattern: string): string => {
-  let out = ""
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!
-    if (c === "\\" && i + 1 < pattern.length) {
-      out += escapeRegex(pattern[++i]!)
-    } else if (c === "*") {
-      while (pattern[i + 1] === "*") i++
-      out += "[\\s\\S]*"
-    } else if (c === "?") {
-      out += "[\\s\\S]"
-    } else if (c === "[") {
-      let j = i + 1
-      if (pattern[j] === "!" || pattern[j] === "^") j++
-      if (pattern[j] === "]") j++
-      while (j < pattern.length && pattern[j] !== "]") j++
-      if (j >= pattern.length) {
-        out += "\\["
-        continue
-      }
-      let body = pattern.slice(i + 1, j)
-      const negate = body.startsWith("!") || body.startsWith("^")
-      if (negate) body = body.slice(1)
-      out += `[${negate ? "^" : ""}${
-        body.replace(/[\\\]^]/g, (m, offset: number) => m === "^" && offset > 0 ? "^" : `\\${m}`)
-      }]`
-      i = j
-    } else if (c === "{") {
-      let depth = 0
-      let j = i + 1
-      const alternatives: Array<string> = []
-      let current = ""
-      for (; j < pattern.length; j++) {
-        const d = pattern[j]!
-        if (d === "\\" && j + 1 < pattern.length) {
-          current += d + pattern[++j]!
-          continue
-        }
-        if (d === "{") depth++
-        else if (d === "}") {
-          if (depth === 0) break
-          depth--
-        } else if (d === "," && depth === 0) {
-          alternatives.push(current)
-          current = ""
-          continue
-        }
-        current += d
-      }
-      if (j >= pattern.length || alternatives.length === 0) {
-        out += "\\{"
-        continue
-      }
-      alternatives.push(current)
-      out += `(?:${alternatives.map(textSource).join("|")})`
-      i = j
-    } else {
-      out += escapeRegex(c)
+const pathAsText = (pattern: string): string => pattern.replace(/\/?\*\*\/?/g, "*")
+
+/**
+ * A path or URL pattern: a linear-time glob pre-filter (sound: it never rejects what picomatch
+ * accepts), then picomatch's regular expression only on a string the pre-filter already matched.
+ * Throws `Glob.GlobError` for a pattern no linear bound can be given for.
+ */
+const regexTest = (pattern: string): (s: string) => boolean => {
+  const re = picomatch.makeRe(pattern, OPTIONS)
+  if (REGEX_POWER.test(pattern.replace(/\\./g, ""))) {
+    if (starRuns(pattern) > 2) {
+      throw new Glob.GlobError("extglob, group or negation with more than two stars has no linear-time bound")
     }
+    return (s) => re.test(s)
   }
-  return out
+  const pre = Glob.compile(pathAsText(pattern))
+  // picomatch also accepts one trailing `/`.
+  return (s) => (pre.test(s) || (s.endsWith("/") && pre.test(s.slice(0, -1)))) && re.test(s)
 }
 
-const textTest = (pattern: string): (s: string) => boolean => {
-  const re = new RegExp(`^(?:${textSource(pattern)})$`)
-  if (/[[\]{}\\]/.test(pattern)) return (s) => re.test(s)
-  const parts = pattern.split(/[*?]+/)
-  const first = parts[0]!
-  const last = parts.length > 1 ? parts[parts.length - 1]! : ""
-  let middle = ""
-  for (let i = 1; i < parts.length - 1; i++) if (parts[i]!.length > middle.length) middle = parts[i]!
-  return (s) =>
-    (first.length === 0 || s.startsWith(first)) &&
-    (last.length === 0 || s.endsWith(last)) &&
-    (middle.length === 0 || s.includes(middle)) &&
-    re.test(s)
-}
+const textTest = (pattern: string): (s: string) => boolean => Glob.compile(pattern).test
 
 /** Whether an action's resources are argv/name text (as opposed to paths and URLs). @internal */
 export const isTextAction = (action: Action): boolean => action === "shell" || action === "mcp" || action === "agent"

@@ -9,12 +9,23 @@ import ipaddr from "ipaddr.js"
 
 /** Canonical cloud metadata hosts. @internal */
 export const METADATA_HOSTS: ReadonlySet<string> = new Set([
+  // AWS (IMDS, ECS task credentials, EKS Pod Identity, their IPv6 forms and DNS names)
   "169.254.169.254",
   "169.254.170.2",
-  "100.100.100.200",
+  "169.254.170.23",
   "fd00:ec2::254",
+  "fd00:ec2::23",
+  "instance-data",
+  "instance-data.ec2.internal",
+  // GCP (names, and the IPv6 metadata address)
+  "metadata",
   "metadata.google.internal",
-  "metadata.goog"
+  "metadata.goog",
+  "fd20:ce::254",
+  // Alibaba, Tencent, Equinix Metal
+  "100.100.100.200",
+  "metadata.tencentyun.com",
+  "metadata.platformequinix.com"
 ])
 
 /** Canonical form of a host: IPv4 dotted quad, compressed IPv6 (no brackets), or lower-case name. @internal */
@@ -25,12 +36,60 @@ export const canonicalHost = (host: string): string => {
   if (ipaddr.isValid(h)) {
     try {
       const parsed = ipaddr.process(h)
+      if (parsed.kind() === "ipv6") {
+        // IPv4-compatible (`::a9fe:a9fe`) and NAT64 (`64:ff9b::a9fe:a9fe`) addresses reach IPv4.
+        const parts = (parsed as ipaddr.IPv6).parts
+        const compatible = parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7]! > 1)
+        const nat64 = parts[0] === 0x64 && parts[1] === 0xff9b && parts.slice(2, 6).every((p) => p === 0)
+        if (compatible || nat64) {
+          return [parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff].join(".")
+        }
+      }
       return parsed.toString()
     } catch {
       return h
     }
   }
   return h
+}
+
+/**
+ * IPv4 addresses a host name embeds (wildcard DNS like `169.254.169.254.nip.io`,
+ * `169-254-169-254.sslip.io`, `a9fea9fe.nip.io`): such a name resolves to the address it spells.
+ *
+ * @internal
+ */
+export const embeddedHosts = (url: string): Array<string> => {
+  let host: string
+  try {
+    host = new URL(url).hostname
+  } catch {
+    return []
+  }
+  if (host.startsWith("[") || ipaddr.isValid(host)) return []
+  const out: Array<string> = []
+  const labels = host.split(".")
+  for (let i = 0; i + 4 <= labels.length; i++) {
+    const quad = labels.slice(i, i + 4)
+    if (quad.every((l) => /^\d{1,3}$/.test(l))) out.push(canonicalHost(quad.join(".")))
+  }
+  for (const label of labels) {
+    const dashed = /(?:^|-)(\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3})(?:$|-)/.exec(label)
+    if (dashed !== null) out.push(canonicalHost(dashed[1]!.replaceAll("-", ".")))
+    if (/^[0-9a-f]{8}$/.test(label) && labels.length > 2) out.push(canonicalHost(`0x${label}`))
+  }
+  return out.filter((h) => ipaddr.isValid(h))
+}
+
+/**
+ * Whether a URL's authority contains a backslash or whitespace: URL parsers disagree on where its
+ * host is (the WHATWG parser reads `http://a\\@b/` as host `a`, curl as host `b`).
+ *
+ * @internal
+ */
+export const ambiguousAuthority = (raw: string): boolean => {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw.trim())
+  return m !== null && /[\\\s]/.test(m[1]!)
 }
 
 const hostForUrl = (canonical: string): string => canonical.includes(":") ? `[${canonical}]` : canonical
@@ -45,7 +104,7 @@ const hostForUrl = (canonical: string): string => canonical.includes(":") ? `[${
 export const normalizeUrl = (raw: string): string | null => {
   const trimmed = raw.trim()
   if (trimmed.length === 0 || trimmed.length > 4096) return null
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\/|^file:/i.test(trimmed) ? trimmed : `http://${trimmed}`
   let url: URL
   try {
     url = new URL(withScheme)

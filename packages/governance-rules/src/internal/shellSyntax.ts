@@ -7,6 +7,7 @@
  * @internal
  */
 import type { Node } from "web-tree-sitter"
+import { braceExpansion } from "./glob.js"
 
 /** @internal */
 export interface Word {
@@ -14,6 +15,10 @@ export interface Word {
   readonly text: string
   /** False when the word contains an expansion the engine cannot resolve (`$X`, `$(…)`). */
   readonly resolved: boolean
+  /** True when unquoted glob characters (`*`, `?`, `[…]`) make the word a filename pattern. */
+  readonly glob?: boolean
+  /** The words an unquoted brace expression expands to (`{/,/tmp/x}` → `/`, `/tmp/x`). */
+  readonly braces?: ReadonlyArray<string>
 }
 
 /** @internal */
@@ -31,8 +36,10 @@ export interface SimpleCommand {
   readonly redirects: ReadonlyArray<Redirect>
   /** Heredoc body (raw) feeding this command's stdin, if any. */
   readonly heredoc: string | null
-  /** True when stdin comes from a pipe. */
+  /** True when stdin comes from a pipe (or a here-string the engine cannot resolve). */
   readonly stdinPiped: boolean
+  /** What a pipe feeds this command when the engine can tell: a literal `echo`, `printf` or heredoc. */
+  readonly stdinText?: string | null
   /** True for a bare `NAME=value` statement (or `export NAME=value`). */
   readonly bareAssignment: boolean
 }
@@ -50,6 +57,8 @@ export interface SyntaxIssue {
 export interface Script {
   readonly commands: ReadonlyArray<SimpleCommand>
   readonly issues: ReadonlyArray<SyntaxIssue>
+  /** Sources bash parses again that the grammar keeps as text (escaped backticks inside backticks). */
+  readonly nested: ReadonlyArray<string>
 }
 
 const CONTROL_FLOW = new Set([
@@ -116,25 +125,44 @@ const decodeAnsiC = (body: string): string =>
 
 const isHomeExpansion = (node: Node): boolean => {
   const text = node.text
-  return text === "$HOME" || text === "${HOME}"
+  return text === "$HOME" || text === "${HOME}" || /^\$\{HOME:[?-][^}]*\}$/.test(text)
 }
 
-/** Evaluate a word-like node to its literal value where possible. @internal */
-export const wordOf = (node: Node): Word => {
+/** A word's literal value and its glob form (quoted characters escaped with `\\`). */
+interface Evaluated {
+  readonly text: string
+  readonly pattern: string
+  readonly resolved: boolean
+}
+
+const quote = (text: string): string => text.replace(/[\\*?[\]{},~]/g, "\\$&")
+
+const evaluate = (node: Node): Evaluated => {
   switch (node.type) {
-    case "word":
-      return { text: unescapeBare(node.text), resolved: true }
+    case "word": {
+      // A line continuation inside a word joins it (`gi\<newline>t` is `git`).
+      const raw = node.text.includes("\\\n") ? node.text.replace(/\\\n/g, "") : node.text
+      return { text: unescapeBare(raw), pattern: raw, resolved: true }
+    }
     case "number":
-      return { text: node.text, resolved: true }
-    case "raw_string":
-      return { text: node.text.slice(1, -1), resolved: true }
-    case "ansi_c_string":
-      return { text: decodeAnsiC(node.text.slice(2, -1)), resolved: true }
-    case "translated_string":
-      return { text: node.text.slice(2, -1), resolved: true }
+      return { text: node.text, pattern: node.text, resolved: true }
+    case "raw_string": {
+      const text = node.text.slice(1, -1)
+      return { text, pattern: quote(text), resolved: true }
+    }
+    case "ansi_c_string": {
+      const text = decodeAnsiC(node.text.slice(2, -1))
+      return { text, pattern: quote(text), resolved: true }
+    }
+    case "translated_string": {
+      const text = node.text.slice(2, -1)
+      return { text, pattern: quote(text), resolved: true }
+    }
     case "simple_expansion":
     case "expansion":
-      return isHomeExpansion(node) ? { text: "~", resolved: true } : { text: node.text, resolved: false }
+      return isHomeExpansion(node)
+        ? { text: "~", pattern: "~", resolved: true }
+        : { text: node.text, pattern: quote(node.text), resolved: false }
     case "string": {
       let text = ""
       let resolved = true
@@ -149,26 +177,47 @@ export const wordOf = (node: Node): Word => {
           resolved = false
         }
       }
-      return { text, resolved }
+      return { text, pattern: quote(text), resolved }
     }
     case "concatenation": {
       let text = ""
+      let pattern = ""
       let resolved = true
       for (const child of node.children) {
         if (child === null) continue
-        const part = wordOf(child)
+        const part = evaluate(child)
         text += part.text
+        pattern += part.pattern
         resolved = resolved && part.resolved
       }
-      return { text, resolved }
+      return { text, pattern, resolved }
     }
     case "command_substitution":
     case "process_substitution":
     case "arithmetic_expansion":
-      return { text: node.text, resolved: false }
+      return { text: node.text, pattern: quote(node.text), resolved: false }
     default:
-      return { text: node.text, resolved: true }
+      return { text: node.text, pattern: node.text, resolved: true }
   }
+}
+
+const GLOB = /[*?]|\[.*\]/
+const UNQUOTED_BRACE = /(?:^|[^\\])(?:\\\\)*\{/
+
+/** Evaluate a word-like node to its literal value where possible. @internal */
+export const wordOf = (node: Node): Word => {
+  const { pattern, resolved, text } = evaluate(node)
+  let braces: Array<string> | undefined
+  if (UNQUOTED_BRACE.test(pattern)) {
+    try {
+      const expanded = braceExpansion(pattern)
+      if (expanded.length > 1) braces = expanded.map(unescapeBare)
+    } catch {
+      braces = undefined
+    }
+  }
+  const glob = GLOB.test(pattern.replace(/\\./g, "")) || undefined
+  return { text, resolved, ...(glob ? { glob } : {}), ...(braces ? { braces } : {}) }
 }
 
 const isPiped = (node: Node): boolean => {
@@ -177,6 +226,51 @@ const isPiped = (node: Node): boolean => {
   if (current.parent !== null && current.parent.type === "redirected_statement") current = current.parent
   const previous = current.previousSibling
   return previous !== null && (previous.type === "|" || previous.type === "|&")
+}
+
+const LITERAL_WRITERS = new Set(["echo", "printf"])
+
+/**
+ * The text the previous stage of a pipeline writes, when it is literal: `echo WORDS`,
+ * `printf FORMAT` (escapes decoded, no arguments) or `cat` of a heredoc.
+ */
+const upstreamText = (node: Node): string | null => {
+  let current: Node = node
+  if (current.parent !== null && current.parent.type === "redirected_statement") current = current.parent
+  const bar = current.previousSibling
+  if (bar === null || (bar.type !== "|" && bar.type !== "|&")) return null
+  let upstream = bar.previousSibling
+  if (upstream === null) {
+    // `cat <<EOF | sh`: the grammar nests the rest of the pipeline inside the heredoc redirect.
+    const redirect = current.parent?.parent
+    const statement = redirect?.parent
+    if (redirect?.type !== "heredoc_redirect" || statement?.type !== "redirected_statement") return null
+    return statement.childForFieldName("body")?.text.trim() === "cat" ? heredocBody(redirect) : null
+  }
+  if (upstream.type === "redirected_statement") {
+    const body = upstream.childForFieldName("body")
+    for (const child of redirectsOf(upstream)) {
+      if (child.type === "heredoc_redirect" && body?.type === "command" && body.text.trim() === "cat") {
+        return heredocBody(child)
+      }
+    }
+    if (body === null) return null
+    upstream = body
+  }
+  if (upstream.type !== "command") return null
+  const words: Array<Word> = []
+  for (const child of upstream.namedChildren) {
+    if (child === null) continue
+    if (child.type === "command_name") {
+      const inner = child.namedChild(0)
+      if (inner !== null) words.push(wordOf(inner))
+    } else if (child.type !== "variable_assignment") words.push(wordOf(child))
+  }
+  const name = words[0]
+  if (name === undefined || !LITERAL_WRITERS.has(name.text) || words.some((w) => !w.resolved)) return null
+  const args = words.slice(1).map((w) => w.text)
+  if (name.text === "printf") return args.length === 1 ? decodeAnsiC(args[0]!) : null
+  return `${args.filter((a) => !/^-[neE]+$/.test(a)).join(" ")}\n`
 }
 
 const redirectOf = (node: Node): Redirect | null => {
@@ -190,6 +284,8 @@ const redirectOf = (node: Node): Redirect | null => {
       if (field === "destination") target = target === null ? wordOf(child) : target
       else if (!child.isNamed) op += child.type
     }
+    // `1<>FILE` opens for reading and writing (the grammar leaves the `>` in an error node).
+    if (/^\d*<>/.test(node.text)) op = "<>"
     return { op: op.length > 0 ? op : ">", target }
   }
   return null
@@ -207,10 +303,20 @@ const commandOf = (node: Node, extraRedirects: ReadonlyArray<Node>): SimpleComma
   const words: Array<Word> = []
   const redirects: Array<Redirect> = []
   let heredoc: string | null = null
+  let herestringUnresolved = false
   const collectRedirect = (child: Node) => {
     const redirect = redirectOf(child)
     if (redirect !== null) redirects.push(redirect)
     else if (child.type === "heredoc_redirect") heredoc = heredocBody(child)
+    else if (child.type === "herestring_redirect") {
+      // `<<< WORD` feeds WORD and a newline to stdin.
+      const value = child.namedChild(child.namedChildCount - 1)
+      if (value !== null) {
+        const word = wordOf(value)
+        heredoc = word.resolved ? `${word.text}\n` : null
+        if (!word.resolved) herestringUnresolved = true
+      }
+    }
   }
   for (const child of node.children) {
     if (child === null || !child.isNamed) continue
@@ -247,7 +353,8 @@ const commandOf = (node: Node, extraRedirects: ReadonlyArray<Node>): SimpleComma
     words,
     redirects,
     heredoc,
-    stdinPiped: isPiped(node),
+    stdinPiped: isPiped(node) || herestringUnresolved,
+    stdinText: upstreamText(node),
     bareAssignment: false
   }
 }
@@ -263,10 +370,53 @@ const redirectsOf = (statement: Node): Array<Node> => {
   return out
 }
 
+// Statements the grammar does not parse as commands but bash runs as builtins.
+const BUILTIN_STATEMENTS = new Set(["declaration_command", "unset_command", "test_command"])
+const OPERAND_TYPES = new Set([
+  "word",
+  "raw_string",
+  "string",
+  "concatenation",
+  "number",
+  "test_operator",
+  "simple_expansion",
+  "expansion",
+  "command_substitution",
+  "ansi_c_string"
+])
+
+/** `declare -n r=PS4`, `unset 'a[…]'`, `[[ -v x ]]` as a command: the keyword, then its operands. */
+const builtinStatement = (node: Node): SimpleCommand => {
+  const words: Array<Word> = [{ text: node.type === "test_command" ? "[[" : node.child(0)?.text ?? "", resolved: true }]
+  const walk = (n: Node): void => {
+    for (const child of n.namedChildren) {
+      if (child === null) continue
+      if (child.type === "variable_assignment") {
+        const name = child.childForFieldName("name")?.text ?? ""
+        const value = child.childForFieldName("value")
+        const v = value === null ? { text: "", resolved: true } : wordOf(value)
+        words.push({ text: `${name}=${v.text}`, resolved: v.resolved })
+      } else if (OPERAND_TYPES.has(child.type)) words.push(wordOf(child))
+      else walk(child)
+    }
+  }
+  walk(node)
+  return {
+    text: node.text,
+    assignments: [],
+    words,
+    redirects: [],
+    heredoc: null,
+    stdinPiped: false,
+    bareAssignment: false
+  }
+}
+
 /** Collect every simple command and every syntax issue in a parsed tree. @internal */
 export const collect = (root: Node): Script => {
   const commands: Array<SimpleCommand> = []
   const issues: Array<SyntaxIssue> = []
+  const nested: Array<string> = []
   const seen = new Set<SyntaxIssueId>()
   const issue = (id: SyntaxIssueId, segment: string) => {
     if (seen.has(id)) return
@@ -285,7 +435,13 @@ export const collect = (root: Node): Script => {
     if (type === "ERROR" || node.isMissing) issue("parse-error", node.text)
     else if (type === "function_definition") issue("function-definition", node.text)
     else if (CONTROL_FLOW.has(type)) issue("control-flow", node.text)
-    if (type === "command") {
+    if (type === "command_substitution" && node.text.startsWith("`") && node.text.includes("\\`")) {
+      // Inside backticks, `\`…\`` is a nested command substitution.
+      nested.push(node.text.slice(1, -1).replace(/\\([`$\\])/g, "$1"))
+    }
+    if (BUILTIN_STATEMENTS.has(type)) {
+      commands.push(builtinStatement(node))
+    } else if (type === "command") {
       const parent = node.parent
       const extra = parent !== null && parent.type === "redirected_statement" &&
           parent.childForFieldName("body")?.id === node.id
@@ -334,7 +490,7 @@ export const collect = (root: Node): Script => {
       else if (child !== null && (child.type === "ERROR" || child.isMissing)) issue("parse-error", child.text)
     }
   }
-  return { commands, issues }
+  return { commands, issues, nested }
 }
 
 /**

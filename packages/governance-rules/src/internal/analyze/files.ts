@@ -1,0 +1,278 @@
+/**
+ * Programs that read, write and delete files: `rm` (flags normalized so every spelling of a
+ * recursive delete of `/` or home reads the same), `find` (start points after `-H`/`-L`/`-P`,
+ * `-delete`, `-exec`, `-fprint`), `dd`, `sed` scripts (`w FILE`, `e`), `awk` programs that
+ * redirect, and every known program's operands and file options from the table in `programs.ts`.
+ *
+ * @internal
+ */
+import type { SimpleCommand, Word } from "../shellSyntax.js"
+import {
+  type Analyzer,
+  guard,
+  joinArgv,
+  longOption,
+  newSegment,
+  operandsOf,
+  parseOptions,
+  type Segment,
+  splitShortFlags,
+  word
+} from "./model.js"
+import { addPath, deleteTarget, looksLikePath } from "./paths.js"
+import type { ProgramSpec } from "./programs.js"
+import type { Nested } from "./shells.js"
+
+const RM_LONG = [
+  "--recursive",
+  "--force",
+  "--dir",
+  "--verbose",
+  "--interactive",
+  "--no-preserve-root",
+  "--preserve-root",
+  "--one-file-system"
+]
+const RM_SHORT: Record<string, string> = {
+  "--recursive": "-r",
+  "--force": "-f",
+  "--dir": "-d",
+  "--verbose": "-v",
+  "--interactive": "-i",
+  "-R": "-r",
+  "-I": "-i"
+}
+
+/** `rm`: one check per target (`rm -f -r /`), and a write of each. @internal */
+export const analyzeRm = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>): void => {
+  const { flags, operands } = operandsOf(args)
+  const set = new Set<string>()
+  let extra: Array<string> = []
+  for (const flag of flags) {
+    const text = flag.text.startsWith("--") ? longOption(flag.text, RM_LONG) : flag.text
+    const short = RM_SHORT[text]
+    if (short !== undefined) set.add(short)
+    else if (text.startsWith("--")) extra.push(text)
+    else for (const f of splitShortFlags(text)) set.add(RM_SHORT[f] ?? f)
+  }
+  extra = [...new Set(extra)].sort()
+  const prefix = ["rm", ...[...set].sort(), ...extra].join(" ")
+  segment.canonical = [prefix, ...operands.map((o) => o.text)].join(" ")
+  if (operands.length === 0) segment.checks.push({ action: "shell", resource: prefix })
+  for (const operand of operands) {
+    if (!operand.resolved || operand.text === "{}") {
+      guard(segment, "unresolved-target", operand.text)
+      segment.checks.push({ action: "shell", resource: `${prefix} ${operand.text}` })
+      continue
+    }
+    const target = deleteTarget(analyzer, operand.text)
+    segment.checks.push({ action: "shell", resource: `${prefix} ${target ?? operand.text}` })
+    addPath(analyzer, segment, "write", operand)
+  }
+}
+
+/** `dd`: operands sorted; `of=` is written, `if=` read. @internal */
+export const analyzeDd = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>): void => {
+  segment.canonical = ["dd", ...args.map((a) => a.text).sort()].join(" ")
+  segment.checks.push({ action: "shell", resource: segment.canonical })
+  for (const arg of args) {
+    if (arg.text.startsWith("of=")) addPath(analyzer, segment, "write", { ...arg, text: arg.text.slice(3) })
+    else if (arg.text.startsWith("if=")) addPath(analyzer, segment, "read", { ...arg, text: arg.text.slice(3) })
+  }
+}
+
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"])
+const FIND_WRITE = new Set(["-fprint", "-fprint0", "-fls", "-fprintf"])
+
+/** `find [-H|-L|-P|-D x|-Ox] START… EXPR`. @internal */
+export const analyzeFind = (
+  analyzer: Analyzer,
+  segment: Segment,
+  args: ReadonlyArray<Word>,
+  command: SimpleCommand,
+  depth: number,
+  nested: Nested
+): void => {
+  let i = 0
+  const leading: Array<string> = []
+  while (i < args.length && /^-(?:[HLP]|O\d*|D)$/.test(args[i]!.text)) {
+    leading.push(args[i]!.text)
+    i += args[i]!.text === "-D" ? 2 : 1
+  }
+  const starts: Array<Word> = []
+  while (i < args.length && !(args[i]!.resolved && /^[-(!]/.test(args[i]!.text))) starts.push(args[i++]!)
+  if (starts.length === 0) starts.push(word("."))
+  const rest: Array<string> = []
+  let deletes = false
+  while (i < args.length) {
+    const arg = args[i]!
+    if (arg.resolved && FIND_EXEC.has(arg.text)) {
+      const inner: Array<Word> = []
+      i++
+      while (i < args.length && !(args[i]!.text === ";" || args[i]!.text === "+")) inner.push(args[i++]!)
+      i++
+      if (inner.length > 0) {
+        const segmentText = `find … ${arg.text} ${inner.map((w) => w.text).join(" ")}`
+        // `{}` is each file found under the start points: decided as the start point itself, and
+        // a write command's targets still ask (they are whatever find finds).
+        const start = starts[0]?.text ?? "."
+        const found = inner.map((w) => w.text.includes("{}") ? { ...w, text: w.text.replaceAll("{}", start) } : w)
+        nested.argvIn(newSegment(analyzer, segmentText), found, depth + 1, command, true)
+      }
+      rest.push(arg.text, "…")
+      continue
+    }
+    if (arg.resolved && arg.text === "-delete") deletes = true
+    if (arg.resolved && FIND_WRITE.has(arg.text) && args[i + 1] !== undefined) {
+      addPath(analyzer, segment, "write", args[i + 1]!)
+    }
+    rest.push(arg.text)
+    i++
+  }
+  segment.canonical = ["find", ...leading, ...starts.map((s) => s.text), ...rest].join(" ")
+  segment.checks.push({ action: "shell", resource: segment.canonical })
+  for (const start of starts) {
+    if (!start.resolved) {
+      guard(segment, "unresolved-target", start.text)
+      continue
+    }
+    if (deletes) {
+      const target = deleteTarget(analyzer, start.text)
+      segment.checks.push({ action: "shell", resource: `rm -r ${target ?? start.text}` })
+      addPath(analyzer, segment, "write", start)
+    } else addPath(analyzer, segment, "read", start)
+  }
+}
+
+// sed commands that write (`w FILE`, `s/…/…/w FILE`) or run (`e`, `s/…/…/e`) — a simple reading
+// of the script that may over-approximate (failing closed), never under-approximate.
+const SED_WRITE = /(?:^|[;\n{}]|[0-9$/]\s*|\s)[wW]\s+([^;\n}]+)|\/[gpIiMm0-9]*w\s+([^;\n}]+)/g
+const SED_EXEC = /(?:^|[;\n{}])\s*(?:[0-9$,/]+\s*)?e(?:\s|;|$)|\/[gpIiMm0-9]*e(?:[;\s}]|$)/
+
+const sedScripts = (args: ReadonlyArray<Word>): { scripts: Array<Word>; files: Array<Word>; inPlace: boolean } => {
+  const { options, operands } = parseOptions(args, { short: "efl", long: ["--expression", "--file", "--line-length"] })
+  const scripts = options.filter((o) => (o.name === "-e" || o.name === "--expression") && o.value !== null).map((o) =>
+    o.value!
+  )
+  const fromFile = options.some((o) => o.name === "-f" || o.name === "--file")
+  const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith("--in-place"))
+  const files = scripts.length === 0 && !fromFile ? operands.slice(1) : operands
+  if (scripts.length === 0 && !fromFile && operands[0] !== undefined) scripts.push(operands[0])
+  return { scripts, files, inPlace }
+}
+
+/** `sed`: in-place edits write their files; `w FILE` writes; `e` runs commands. @internal */
+export const analyzeSed = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>): void => {
+  const { files, inPlace, scripts } = sedScripts(args)
+  for (const script of scripts) {
+    if (!script.resolved) {
+      guard(segment, "inline-code", script.text)
+      continue
+    }
+    for (const m of script.text.matchAll(SED_WRITE)) {
+      const target = (m[1] ?? m[2] ?? "").trim()
+      if (target.length > 0 && target !== "/dev/stdout") addPath(analyzer, segment, "write", target)
+    }
+    if (SED_EXEC.test(script.text)) guard(segment, "inline-code", script.text)
+  }
+  for (const file of files) addPath(analyzer, segment, inPlace ? "write" : "read", file)
+}
+
+// awk statements that redirect output to a file or read one (`print … > f`, `getline < f`).
+const AWK_IO = /\bprintf?\b[^;}]*?>{1,2}|\bgetline\b[^;}]*</
+
+/** `awk`: the program's file redirections cannot be resolved (ask); its operands are read. @internal */
+export const analyzeAwk = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>): void => {
+  const { options, operands } = parseOptions(args, { short: "fvF", long: ["--file", "--assign", "--field-separator"] })
+  const fromFile = options.find((o) => o.name === "-f" || o.name === "--file")
+  const program = fromFile === undefined ? operands[0] : undefined
+  if (program !== undefined && (!program.resolved || AWK_IO.test(program.text))) {
+    guard(segment, "inline-code", program.text)
+  }
+  if (fromFile?.value) addPath(analyzer, segment, "read", fromFile.value)
+  for (const operand of operands.slice(program === undefined ? 0 : 1)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(operand.text)) addPath(analyzer, segment, "read", operand)
+  }
+}
+
+/** A known program: its file options and operands, by its row in the table. @internal */
+export const analyzeKnown = (
+  analyzer: Analyzer,
+  segment: Segment,
+  name: string,
+  spec: ProgramSpec,
+  args: ReadonlyArray<Word>,
+  depth: number,
+  nested: Nested
+): void => {
+  const { operands, options } = parseOptions(args, spec.options ?? {})
+  for (const { name: option, value } of options) {
+    if (spec.runs?.includes(option)) {
+      guard(segment, "inline-code", `${name} ${option}`)
+      if (value !== null && value.resolved) nested.source(value.text, depth + 1)
+    } else if (spec.code?.includes(option)) {
+      guard(segment, "inline-code", `${name} ${option} ${value?.text ?? ""}`)
+      // An editor or tool command may shell out (`vim -c '!cmd'`): read it as a command too.
+      if (value !== null && value.resolved) nested.speculative(value.text.replace(/^[\s:]*!?/, ""), depth + 1)
+    } else if (spec.writes?.includes(option) && value !== null) addPath(analyzer, segment, "write", value)
+    else if (spec.reads?.includes(option) && value !== null) addPath(analyzer, segment, "read", value)
+    else if (option === "--checkpoint-action" && value !== null) {
+      // tar: `exec=CMD` runs CMD at each checkpoint.
+      const exec = /^exec=(.*)$/s.exec(value.text)
+      if (exec !== null) {
+        guard(segment, "inline-code", `${name} ${option}=${value.text}`)
+        if (value.resolved) nested.source(exec[1]!, depth + 1)
+      }
+    }
+  }
+  const role = spec.operands ?? "maybe-paths"
+  operands.forEach((operand, index) => {
+    switch (role) {
+      case "text":
+        return
+      case "read":
+        return addPath(analyzer, segment, "read", operand)
+      case "pattern-read":
+        if (index === 0 && !options.some((o) => o.name === "-e" || o.name === "--regexp" || o.name === "-f")) return
+        return addPath(analyzer, segment, "read", operand)
+      case "write":
+        return addPath(analyzer, segment, "write", operand)
+      case "write-after-first":
+        return index === 0 ? undefined : addPath(analyzer, segment, "write", operand)
+      case "write-last":
+        return addPath(
+          analyzer,
+          segment,
+          index === operands.length - 1 && !options.some((o) => o.name === "-t" || o.name === "--target-directory")
+            ? "write"
+            : "read",
+          operand
+        )
+      case "second-written":
+        return addPath(analyzer, segment, index === 1 ? "write" : "read", operand)
+      case "maybe-paths":
+        if (operand.resolved && (operand.glob === true || looksLikePath(analyzer, operand.text))) {
+          addPath(analyzer, segment, "read", operand)
+        }
+    }
+  })
+  // `-r`/`-R` with no file operand reads the current directory.
+  if (
+    role === "pattern-read" && operands.length <= 1 &&
+    options.some((o) => /^-[a-zA-Z]*[rR]/.test(o.name) || o.name === "--recursive")
+  ) {
+    addPath(analyzer, segment, "read", ".")
+  }
+  if (role === "maybe-paths") {
+    for (const { value } of options) {
+      if (value !== null && value.resolved && looksLikePath(analyzer, value.text)) {
+        addPath(analyzer, segment, "read", value)
+      }
+    }
+  }
+  if (name === "ln" && options.some((o) => o.name === "-s" || o.name === "--symbolic") && operands.length > 0) {
+    const link = operands[operands.length - 1]!
+    if (link.resolved) analyzer.links.push(link.text)
+  }
+  segment.canonical ||= joinArgv(name, args)
+}

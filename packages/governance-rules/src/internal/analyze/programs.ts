@@ -1,0 +1,551 @@
+/**
+ * The programs the engine knows, as data: which options take a value, which run a command or
+ * inline code, which write or read a file, and what the operands are. A program that is not here
+ * (and is not a shell, interpreter, wrapper or a file in the workspace) is unknown, so it asks.
+ * `test/Programs.test.ts` holds each row to its meaning.
+ *
+ * @internal
+ */
+import type { OptionSpec } from "./model.js"
+
+/** What a program's operands are. @internal */
+export type Operands =
+  /** Text, never files (`echo`, `sleep`). */
+  | "text"
+  /** Files read. */
+  | "read"
+  /** The first operand is a pattern, program or filter; the rest are files read. */
+  | "pattern-read"
+  /** Files written (or removed). */
+  | "write"
+  /** The first operand is a mode or owner; the rest are written. */
+  | "write-after-first"
+  /** The last operand is written; the others are read. */
+  | "write-last"
+  /** `uniq IN OUT`: the second operand is written. */
+  | "second-written"
+  /** Not files unless they look like paths (the default for known programs). */
+  | "maybe-paths"
+
+/** One known program. @internal */
+export interface ProgramSpec {
+  readonly options?: OptionSpec
+  readonly operands?: Operands
+  /** Options whose value is a shell command the program runs. */
+  readonly runs?: ReadonlyArray<string>
+  /** Options whose value is inline code or a tool command the engine cannot read. */
+  readonly code?: ReadonlyArray<string>
+  /** Options whose value is a file or directory written. */
+  readonly writes?: ReadonlyArray<string>
+  /** Options whose value is a file read. */
+  readonly reads?: ReadonlyArray<string>
+  /** URLs in its arguments are not connected to (it only prints or matches text). */
+  readonly textOnly?: boolean
+}
+
+const rows = (names: string, spec: ProgramSpec): Array<readonly [string, ProgramSpec]> =>
+  names.split(" ").map((name) => [name, spec] as const)
+
+/** @internal */
+export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, ProgramSpec>([
+  ...rows("echo printf sleep seq expr yes true false : test [ basename dirname date whoami id uname hostname", {
+    operands: "text",
+    textOnly: true
+  }),
+  ...rows("pwd nproc uptime free groups locale tput clear cal which whereis type exit return shift wait", {
+    operands: "text",
+    textOnly: true
+  }),
+  ...rows("jobs fg bg disown umask ulimit getopts history times suspend logout shopt", { operands: "text" }),
+  ...rows("cat tac head tail less more wc cut paste join nl rev fold fmt column expand unexpand file stat", {
+    options: { short: "ncbdfswtkCNL", long: ["--lines", "--bytes", "--delimiter", "--fields", "--width"] },
+    operands: "read",
+    textOnly: true
+  }),
+  ...rows("ls du df diff cmp comm realpath readlink strings xxd od hexdump base64 base32 cksum b2sum", {
+    options: { short: "IwBt", long: ["--ignore", "--width", "--block-size", "--max-depth"] },
+    operands: "read",
+    textOnly: true
+  }),
+  ...rows("md5sum sha1sum sha224sum sha256sum sha384sum sha512sum shasum", { operands: "read", textOnly: true }),
+  ["sort", {
+    options: {
+      short: "kotST",
+      long: ["--key", "--output", "--field-separator", "--buffer-size", "--temporary-directory"]
+    },
+    operands: "read",
+    writes: ["-o", "--output"],
+    textOnly: true
+  }],
+  ["uniq", {
+    options: { short: "fsw", long: ["--skip-fields", "--skip-chars", "--check-chars"] },
+    operands: "second-written",
+    textOnly: true
+  }],
+  ["tree", {
+    options: { short: "oLPIH", long: ["--filelimit", "--timefmt", "--charset"] },
+    operands: "read",
+    writes: ["-o"],
+    textOnly: true
+  }],
+  ...rows("grep egrep fgrep rg ag ack", {
+    options: {
+      short: "efmABCgtTM",
+      long: [
+        "--regexp",
+        "--file",
+        "--max-count",
+        "--after-context",
+        "--before-context",
+        "--context",
+        "--glob",
+        "--type",
+        "--include",
+        "--exclude",
+        "--exclude-dir"
+      ]
+    },
+    operands: "pattern-read",
+    reads: ["-f", "--file"],
+    textOnly: true
+  }),
+  ...rows("jq yq", {
+    options: { short: "f", long: ["--arg", "--argjson", "--slurpfile", "--rawfile", "--from-file"] },
+    operands: "pattern-read",
+    textOnly: true
+  }),
+  ...rows("tr", { operands: "text", textOnly: true }),
+  ...rows("rm rmdir unlink shred touch mkdir truncate tee sponge mkswap blkdiscard wipefs mkdosfs mkntfs mkexfatfs", {
+    options: { short: "mstn", long: ["--mode", "--size", "--reference", "--iterations"] },
+    operands: "write",
+    textOnly: true
+  }),
+  ...rows("chmod chown chgrp", { operands: "write-after-first", options: { long: ["--reference"] }, textOnly: true }),
+  ...rows("cp ln install mv", {
+    options: { short: "tSmogb", long: ["--target-directory", "--suffix", "--mode", "--owner", "--group", "--backup"] },
+    operands: "write-last",
+    writes: ["-t", "--target-directory"],
+    textOnly: true
+  }),
+  ["tar", {
+    options: {
+      short: "fCTXIFbHKLNgV",
+      long: [
+        "--file",
+        "--directory",
+        "--files-from",
+        "--exclude-from",
+        "--use-compress-program",
+        "--info-script",
+        "--new-volume-script",
+        "--checkpoint-action",
+        "--to-command",
+        "--rsh-command",
+        "--exclude",
+        "--transform",
+        "--owner",
+        "--group",
+        "--mode",
+        "--format",
+        "--blocking-factor"
+      ]
+    },
+    operands: "maybe-paths",
+    runs: [
+      "--to-command",
+      "--use-compress-program",
+      "-I",
+      "--info-script",
+      "-F",
+      "--new-volume-script",
+      "--rsh-command"
+    ],
+    writes: ["-C", "--directory"]
+  }],
+  ...rows("gzip gunzip zcat bzip2 bunzip2 xz unxz zstd unzstd lz4 zip unzip 7z", {
+    options: { short: "dS", long: ["--suffix"] },
+    operands: "maybe-paths"
+  }),
+  ["patch", {
+    options: { short: "pidoBrFz", long: ["--directory", "--input", "--output"] },
+    writes: ["-o", "--output"],
+    reads: ["-i", "--input"]
+  }],
+  ["make", {
+    options: {
+      short: "fCIEjlo",
+      long: ["--file", "--directory", "--include-dir", "--eval", "--jobs", "--load-average", "--old-file", "--makefile"]
+    },
+    code: ["--eval", "-E"]
+  }],
+  ...rows("vim vi nvim view ex gvim", {
+    options: { short: "cSTiuUwW", long: ["--cmd", "--servername", "--remote-send", "--remote-expr"] },
+    code: ["-c", "--cmd", "-S", "--remote-send", "--remote-expr"],
+    writes: ["-w", "-W"]
+  }),
+  ["emacs", {
+    options: { long: ["--eval", "--load", "--funcall", "--execute"] },
+    code: ["--eval", "--load", "--funcall", "--execute"]
+  }],
+  ["ps", { operands: "text", textOnly: true }],
+  // Development tools: their operands are project names, scripts and paths in the workspace.
+  ...rows("npm pnpm yarn bun deno tsc tsx ts-node vitest jest mocha eslint prettier dprint biome turbo nx", {}),
+  ...rows(
+    "changeset lerna vite webpack esbuild rollup tsup swc babel cmake ninja meson cargo rustc rustup rustfmt",
+    {}
+  ),
+  ...rows("go gofmt pip pip3 uv poetry pipenv pdm hatch pytest mypy ruff black flake8 isort pylint tox nox", {}),
+  ...rows("java javac mvn gradle dotnet gcc g++ cc clang clang++ ld ar gem bundle rake composer", {}),
+  ...rows("docker podman docker-compose kubectl helm terraform tofu git git-lfs curl wget xargs find sed awk", {}),
+  ...rows("gawk mawk nawk dd env printenv cd pushd popd export unset set declare typeset local readonly let", {}),
+  ...rows("read alias unalias trap hash eval source . command builtin exec time nohup nice mapfile readarray [[", {}),
+  ...rows("gh twine aws gcloud gsutil az rclone s3cmd openssl sleep", {}),
+  // Python modules run with `python -m` (the module is then the program).
+  ...rows("venv json.tool unittest build ensurepip py_compile compileall timeit cProfile doctest http.server", {})
+])
+
+/** Programs that take a command to run (wrappers): their own options, then the wrapped argv. @internal */
+export interface WrapperSpec {
+  readonly options: OptionSpec
+  /** Operands to skip before the command (`timeout 5`, `chroot DIR`, `flock FILE`, `taskset MASK`). */
+  readonly skip?: number
+  /** Options whose value is a shell script (`flock -c`, `script -c`, `sg -c`, `npx -c`). */
+  readonly script?: ReadonlyArray<string>
+  /** Options after which there is no command to run (`taskset -p PID`). */
+  readonly noCommand?: ReadonlyArray<string>
+  /** The wrapped command is one shell string (`sg GROUP CMD`, `watch CMD`). */
+  readonly joinsRest?: boolean
+  /** The wrapped command has no argv, only the script options (`script`'s operand is its log). */
+  readonly scriptOnly?: boolean
+  /** Runs as another user or with host privileges. */
+  readonly privilege?: boolean
+  /** Reads its targets from stdin (`xargs`). */
+  readonly stdinArgs?: boolean
+}
+
+const wrap = (short: string, long: ReadonlyArray<string>, extra: Omit<WrapperSpec, "options"> = {}): WrapperSpec => ({
+  options: { short, long, stopAtOperand: true },
+  ...extra
+})
+
+/** @internal */
+export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
+  [
+    "sudo",
+    wrap("ughpCDrtTU", [
+      "--user",
+      "--group",
+      "--host",
+      "--prompt",
+      "--chdir",
+      "--role",
+      "--type",
+      "--other-user",
+      "--close-from",
+      "--command-timeout"
+    ], { privilege: true })
+  ],
+  ["doas", wrap("uC", [], { privilege: true })],
+  ["pkexec", wrap("", ["--user"], { privilege: true })],
+  ["chroot", wrap("", ["--userspec", "--groups"], { skip: 1, privilege: true })],
+  ["env", wrap("uCSa", ["--unset", "--chdir", "--split-string", "--argv0"])],
+  ["timeout", wrap("sk", ["--signal", "--kill-after"], { skip: 1 })],
+  ["nice", wrap("n", ["--adjustment"])],
+  [
+    "ionice",
+    wrap("cnpPu", ["--class", "--classdata", "--pid", "--pgid", "--uid"], {
+      noCommand: ["-p", "--pid", "-P", "--pgid", "-u", "--uid"]
+    })
+  ],
+  ["nohup", wrap("", [])],
+  ["setsid", wrap("", [])],
+  ["time", wrap("fo", ["--format", "--output"])],
+  ["command", wrap("", [])],
+  ["builtin", wrap("", [])],
+  ["exec", wrap("a", [])],
+  ["coproc", wrap("", [])],
+  ["stdbuf", wrap("ioe", ["--input", "--output", "--error"])],
+  ["chronic", wrap("", [])],
+  ["unbuffer", wrap("", [])],
+  ["busybox", wrap("", [])],
+  ["corepack", wrap("", [])],
+  [
+    "xargs",
+    wrap("adEILnPsi", [
+      "--arg-file",
+      "--delimiter",
+      "--max-lines",
+      "--max-args",
+      "--max-procs",
+      "--max-chars",
+      "--process-slot-var",
+      "--eof",
+      "--replace"
+    ], { stdinArgs: true })
+  ],
+  ["watch", wrap("nd", ["--interval", "--differences"], { joinsRest: true })],
+  ["taskset", wrap("", [], { skip: 1, noCommand: ["-p", "--pid"] })],
+  ["flock", wrap("wEc", ["--timeout", "--conflict-exit-code", "--command"], { skip: 1, script: ["-c", "--command"] })],
+  [
+    "strace",
+    wrap("oepsuSEIaXbP", ["--output", "--expr", "--attach", "--string-limit", "--user", "--env", "--trace-path"], {
+      noCommand: ["-p", "--attach"]
+    })
+  ],
+  ["ltrace", wrap("oepsuaAnDFlLx", ["--output", "--library"], { noCommand: ["-p"] })],
+  [
+    "script",
+    wrap("cEIOBTm", ["--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format"], {
+      script: ["-c", "--command"],
+      scriptOnly: true
+    })
+  ],
+  ["ssh-agent", wrap("aEtPO", [])],
+  ["sg", wrap("c", [], { skip: 1, script: ["-c"], joinsRest: true, privilege: true })],
+  [
+    "unshare",
+    wrap("RwSGl", ["--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group", "--propagation"], {
+      privilege: true
+    })
+  ],
+  [
+    "setpriv",
+    wrap("", [
+      "--reuid",
+      "--regid",
+      "--euid",
+      "--egid",
+      "--ruid",
+      "--rgid",
+      "--groups",
+      "--inh-caps",
+      "--ambient-caps",
+      "--bounding-set",
+      "--securebits",
+      "--pdeathsig",
+      "--selinux-label",
+      "--apparmor-profile"
+    ], { privilege: true })
+  ],
+  ["nsenter", wrap("tSGrw", ["--target", "--setuid", "--setgid", "--root", "--wd"], { privilege: true })],
+  ["chrt", wrap("T", ["--sched-runtime"], { skip: 1 })],
+  ["prlimit", wrap("p", ["--pid"], { noCommand: ["-p", "--pid"] })],
+  [
+    "systemd-run",
+    wrap("pEuMH", [
+      "--unit",
+      "--property",
+      "--description",
+      "--slice",
+      "--uid",
+      "--gid",
+      "--working-directory",
+      "--setenv",
+      "--machine",
+      "--host"
+    ], { privilege: true })
+  ],
+  ["faketime", wrap("f", [], { skip: 1 })],
+  ["numactl", wrap("CNmpi", ["--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave"])],
+  ["caffeinate", wrap("tw", [])],
+  ["torsocks", wrap("uapP", [])],
+  ["proxychains", wrap("f", [])],
+  ["proxychains4", wrap("f", [])],
+  ["valgrind", wrap("", [])],
+  ["catchsegv", wrap("", [])],
+  ["dbus-run-session", wrap("", ["--config-file", "--dbus-daemon"])],
+  ["xvfb-run", wrap("nsfep", ["--server-num", "--server-args", "--auth-file", "--error-file"])],
+  ["npx", wrap("pc", ["--package", "--call"], { script: ["-c", "--call"] })],
+  ["bunx", wrap("p", ["--package"])],
+  ["pnpx", wrap("p", ["--package"])],
+  ["uvx", wrap("p", ["--from", "--with", "--python"])],
+  ["pipx", wrap("", ["--spec", "--python"])]
+])
+
+/** Subcommands that run the rest of the argv (`npm exec -- npm publish`, `uv run python -c …`). @internal */
+export const RUNNERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
+  ["npm exec", wrap("pcw", ["--package", "--call", "--workspace"], { script: ["-c", "--call"] })],
+  ["npm x", wrap("pcw", ["--package", "--call", "--workspace"], { script: ["-c", "--call"] })],
+  ["pnpm exec", wrap("C", ["--dir", "--filter"], { script: ["-c"] })],
+  ["pnpm dlx", wrap("", ["--package"])],
+  ["yarn exec", wrap("", [])],
+  ["yarn dlx", wrap("p", ["--package"])],
+  ["bun x", wrap("p", ["--package"])],
+  [
+    "uv run",
+    wrap("p", ["--with", "--python", "--project", "--directory", "--package", "--env-file", "--extra", "--group"])
+  ],
+  ["uv tool", wrap("", [])],
+  ["pipx run", wrap("", ["--spec", "--python"])],
+  ["poetry run", wrap("C", ["--directory", "--project"])],
+  ["pipenv run", wrap("", [])],
+  ["pdm run", wrap("p", ["--project"])],
+  ["hatch run", wrap("", [])],
+  ["conda run", wrap("np", ["--name", "--prefix", "--cwd"])],
+  ["bundle exec", wrap("", [])],
+  ["mise exec", wrap("C", ["--cd"])],
+  ["mise x", wrap("C", ["--cd"])],
+  ["direnv exec", wrap("", [], { skip: 1 })],
+  ["corepack npm", wrap("", [])],
+  [
+    "nix-shell",
+    wrap("pI", ["--run", "--command", "--packages", "--arg", "--argstr"], {
+      script: ["--run", "--command"],
+      scriptOnly: true
+    })
+  ],
+  ["nix develop", wrap("", ["--command", "-c"])]
+])
+
+/** Shells: how each spells "run this script" (`-c`, PowerShell's `-Command`). @internal */
+export interface ShellSpec {
+  readonly script: ReadonlyArray<string>
+  readonly unreadable?: ReadonlyArray<string>
+}
+
+/** @internal */
+export const SHELLS: ReadonlyMap<string, ShellSpec> = new Map<string, ShellSpec>([
+  ...[
+    "sh",
+    "bash",
+    "rbash",
+    "zsh",
+    "dash",
+    "ksh",
+    "ksh93",
+    "mksh",
+    "pdksh",
+    "oksh",
+    "posh",
+    "ash",
+    "yash",
+    "fish",
+    "tcsh",
+    "csh",
+    "nu",
+    "elvish",
+    "xonsh",
+    "osh",
+    "ysh"
+  ].map((name): readonly [string, ShellSpec] => [name, { script: ["-c"] }]),
+  ...["pwsh", "powershell", "pwsh-preview"].map((name): readonly [string, ShellSpec] => [name, {
+    script: ["-c", "-command", "-commandwithargs", "-cwa"],
+    unreadable: ["-e", "-ec", "-encodedcommand", "-enc", "-encodedarguments"]
+  }])
+])
+
+/** Interpreters: the option spellings that take inline code, and those that take a value. @internal */
+export interface InterpreterSpec {
+  readonly options: OptionSpec
+  readonly code: ReadonlyArray<string>
+  /** The spelling the canonical form uses for inline code (matched by the level rules). */
+  readonly canonical: string
+  /** `-m MODULE`: the rest is that module's argv. */
+  readonly module?: string
+}
+
+const interpreter = (
+  short: string,
+  long: ReadonlyArray<string>,
+  code: ReadonlyArray<string>,
+  canonical: string,
+  module?: string
+): InterpreterSpec => ({
+  options: { short, long, stopAtOperand: true },
+  code,
+  canonical,
+  ...(module === undefined ? {} : { module })
+})
+
+const PYTHON = interpreter("cmWXQ", [], ["-c"], "-c", "-m")
+const NODE = interpreter(
+  "epri",
+  [
+    "--eval",
+    "--print",
+    "--require",
+    "--import",
+    "--loader",
+    "--input-type",
+    "--experimental-loader",
+    "--env-file",
+    "--conditions",
+    "--title"
+  ],
+  ["-e", "--eval", "-p", "--print"],
+  "-e"
+)
+
+/** @internal */
+export const interpreterOf = (name: string): InterpreterSpec | undefined =>
+  /^python(?:[0-9.]*)$/.test(name) || name === "pypy" || name === "pypy3" ? PYTHON : INTERPRETERS.get(name)
+
+/** @internal */
+export const INTERPRETERS: ReadonlyMap<string, InterpreterSpec> = new Map<string, InterpreterSpec>([
+  ["node", NODE],
+  ["nodejs", NODE],
+  ["tsx", NODE],
+  ["ts-node", NODE],
+  ["perl", interpreter("eEMmIiFlx0C", [], ["-e", "-E"], "-e")],
+  ["ruby", interpreter("erICFEx", ["--encoding"], ["-e"], "-e")],
+  ["php", interpreter("rdfBREFcz", ["--define", "--file"], ["-r", "-B", "-R", "-E", "-F"], "-r")],
+  ["lua", interpreter("el", [], ["-e"], "-e")],
+  ["luajit", interpreter("elbjO", [], ["-e"], "-e")],
+  ["Rscript", interpreter("e", [], ["-e"], "-e")],
+  ["R", interpreter("ef", ["--file"], ["-e"], "-e")],
+  ["osascript", interpreter("el", [], ["-e"], "-e")],
+  [
+    "julia",
+    interpreter("eEL", ["--eval", "--print", "--load"], ["-e", "-E", "--eval", "--print", "-L", "--load"], "-e")
+  ],
+  ["elixir", interpreter("erS", ["--eval"], ["-e", "--eval"], "-e")],
+  ["groovy", interpreter("e", [], ["-e"], "-e")],
+  ["tclsh", interpreter("", [], [], "-e")],
+  ["bun", interpreter("e", ["--eval", "--print"], ["-e", "--eval", "--print"], "-e")]
+])
+
+/** Programs that connect to the network (their URL and host operands are fetch checks). @internal */
+export const NETWORK = new Set([
+  "curl",
+  "wget",
+  "http",
+  "https",
+  "xh",
+  "xhs",
+  "aria2c",
+  "lynx",
+  "w3m",
+  "git",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "nc",
+  "ncat",
+  "netcat",
+  "telnet",
+  "ftp",
+  "socat",
+  "openssl"
+])
+
+/** Network programs whose operands are hosts or URLs. @internal */
+export const HOST_OPERANDS = new Set([
+  "curl",
+  "wget",
+  "http",
+  "https",
+  "xh",
+  "xhs",
+  "aria2c",
+  "lynx",
+  "w3m",
+  "nc",
+  "ncat",
+  "netcat",
+  "telnet",
+  "ftp"
+])
+
+/** Programs that read shell commands from stdin (`at`, `batch`). @internal */
+export const STDIN_SHELLS = new Set(["at", "batch"])

@@ -1,0 +1,247 @@
+/**
+ * Shells, interpreters and everything that runs program text: `bash -c`, every shell's script
+ * option, scripts read from stdin (`| sh`, `sh /dev/stdin`, heredocs, here-strings, `batch`),
+ * `source`/`.`, `eval`, `su -c`, and interpreters' inline-code options in all their spellings
+ * (`-c`, `-Ic`, `-c'…'`, `-pe`, `--eval=`). Inline code the engine cannot read is given a
+ * canonical form the level rules match (`python3 -c CODE`, `node -e CODE`); a script the engine
+ * can read is analysed as a command.
+ *
+ * @internal
+ */
+import * as Network from "../network.js"
+import type { SimpleCommand, Word } from "../shellSyntax.js"
+import { type Analyzer, guard, joinArgv, parseOptions, type Segment } from "./model.js"
+import { executes } from "./paths.js"
+import { type InterpreterSpec, SHELLS } from "./programs.js"
+
+/** What the nested analysis needs from the dispatcher (kept as a parameter to avoid a cycle). @internal */
+export interface Nested {
+  /** Analyse a script (new segments). */
+  readonly source: (source: string, depth: number) => void
+  /** Analyse a script as one possible reading only (its segments count when denied). */
+  readonly speculative: (source: string, depth: number) => void
+  /** Analyse an argv as a new segment. */
+  readonly argv: (argv: ReadonlyArray<Word>, depth: number) => void
+  /** Analyse an argv into a given segment (`stdinArgs`: its targets come from elsewhere). */
+  readonly argvIn: (
+    segment: Segment,
+    argv: ReadonlyArray<Word>,
+    depth: number,
+    command: SimpleCommand,
+    stdinArgs: boolean
+  ) => void
+}
+
+const STDIN_FILES = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+
+/** Whether a script operand means "read the program from stdin". @internal */
+export const isStdin = (w: Word): boolean => w.resolved && STDIN_FILES.has(w.text)
+
+/**
+ * A program read from stdin: a heredoc, a here-string or a literal upstream (`echo … |`) is
+ * analysed as a script; a pipe the engine cannot see leaves the canonical stdin form to the rules.
+ */
+const stdinProgram = (
+  segment: Segment,
+  canonical: string,
+  command: SimpleCommand,
+  nested: Nested,
+  depth: number,
+  shell: boolean
+): void => {
+  segment.canonical = canonical
+  segment.checks.push({ action: "shell", resource: canonical })
+  const text = command.heredoc ?? command.stdinText ?? null
+  if (text !== null && shell) nested.source(text, depth + 1)
+  else if (text === null && command.stdinPiped) guard(segment, "code-from-stdin", canonical)
+}
+
+/** `sh -c`, `bash -xc`, `pwsh -Command`, `sh script`, `sh < x`, `| sh`. @internal */
+export const analyzeShell = (
+  analyzer: Analyzer,
+  segment: Segment,
+  name: string,
+  args: ReadonlyArray<Word>,
+  command: SimpleCommand,
+  depth: number,
+  nested: Nested
+): void => {
+  const spec = SHELLS.get(name)!
+  let script: Word | null = null
+  let wantsScript = false
+  let unreadable = false
+  const operands: Array<Word> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const lower = arg.text.toLowerCase()
+    if (operands.length === 0 && arg.resolved && !wantsScript && /^[-+][A-Za-z]+$/.test(arg.text)) {
+      if (spec.unreadable?.includes(lower)) unreadable = true
+      else if (spec.script.includes(lower) || (arg.text.startsWith("-") && /^-[a-z]*c[a-z]*$/.test(arg.text))) {
+        wantsScript = true
+      } else if (/^[-+]o$/.test(arg.text) || /^-(?:file|f|executionpolicy|ex|workingdirectory|wd)$/i.test(arg.text)) i++
+      continue
+    }
+    if (operands.length === 0 && arg.resolved && arg.text.startsWith("--")) continue
+    if (wantsScript && script === null) {
+      // PowerShell takes the rest of the line as the command.
+      script = spec.unreadable !== undefined
+        ? { text: args.slice(i).map((a) => a.text).join(" "), resolved: args.slice(i).every((a) => a.resolved) }
+        : arg
+      if (spec.unreadable !== undefined) break
+      continue
+    }
+    operands.push(arg)
+  }
+  if (unreadable) {
+    segment.canonical = joinArgv(name, args)
+    guard(segment, "inline-code", segment.canonical)
+    return
+  }
+  if (wantsScript) {
+    if (script === null) {
+      segment.canonical = joinArgv(name, args)
+      segment.checks.push({ action: "shell", resource: segment.canonical })
+      return
+    }
+    segment.canonical = `${name} -c ${script.text}`
+    if (!script.resolved) {
+      guard(segment, "unresolved-command", script.text)
+      return
+    }
+    // Not bash's syntax: read it as a command line, but never allow it unread.
+    if (spec.unreadable !== undefined || name === "tcsh" || name === "csh" || name === "fish") {
+      guard(segment, "inline-code", segment.canonical)
+    }
+    nested.source(script.text, depth + 1)
+    return
+  }
+  const scriptFile = operands[0]
+  if (scriptFile === undefined || isStdin(scriptFile)) {
+    stdinProgram(segment, name, command, nested, depth, true)
+    return
+  }
+  segment.canonical = joinArgv(name, operands)
+  if (!scriptFile.resolved) {
+    guard(segment, "unresolved-command", scriptFile.text)
+    return
+  }
+  segment.checks.push({ action: "shell", resource: segment.canonical })
+  executes(analyzer, segment, scriptFile.text)
+}
+
+/** `source FILE`, `. FILE`, `. <(…)`, `source /dev/stdin`. @internal */
+export const analyzeSource = (
+  analyzer: Analyzer,
+  segment: Segment,
+  name: string,
+  args: ReadonlyArray<Word>,
+  command: SimpleCommand,
+  depth: number,
+  nested: Nested
+): void => {
+  const file = args[0]
+  if (file === undefined || isStdin(file)) {
+    stdinProgram(segment, name, command, nested, depth, true)
+    if (command.heredoc === null && (command.stdinText ?? null) === null) guard(segment, "code-from-stdin", name)
+    return
+  }
+  segment.canonical = joinArgv(name, args)
+  if (!file.resolved) {
+    guard(segment, "unresolved-command", file.text)
+    return
+  }
+  segment.checks.push({ action: "shell", resource: segment.canonical })
+  executes(analyzer, segment, file.text)
+}
+
+/** `python3 -Ic CODE`, `node -pe CODE`, `php -d x=1 -r CODE`, `python3 -m twine …`, `node x.js`. */
+export const analyzeInterpreter = (
+  analyzer: Analyzer,
+  segment: Segment,
+  name: string,
+  spec: InterpreterSpec,
+  args: ReadonlyArray<Word>,
+  command: SimpleCommand,
+  depth: number,
+  nested: Nested
+): void => {
+  const { options, rest } = parseOptions(args, spec.options)
+  const others = options.filter((o) => !spec.code.includes(o.name) && o.name !== spec.module)
+  const shown = others.map((o) => (o.value === null ? o.name : `${o.name} ${o.value.text}`))
+  const code = options.find((o) => spec.code.includes(o.name))
+  // Code can reach the network: the metadata service named anywhere in it is decided as a fetch.
+  for (const arg of args) {
+    for (const host of Network.metadataIn(arg.text)) {
+      segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
+    }
+  }
+  if (code !== undefined) {
+    // `-pe CODE`: the value the option parser saw may be the rest of the cluster.
+    const text = code.value !== null && /^[a-z]$/.test(code.value.text)
+      ? args[rest]?.text ?? ""
+      : code.value?.text ?? ""
+    segment.canonical = [name, spec.canonical, text, ...shown].join(" ")
+    segment.checks.push({ action: "shell", resource: segment.canonical })
+    if (code.value !== null && !code.value.resolved) guard(segment, "unresolved-command", code.value.text)
+    return
+  }
+  const module = spec.module === undefined ? undefined : options.find((o) => o.name === spec.module)
+  if (module !== undefined && module.value !== null) {
+    if (!module.value.resolved) {
+      segment.canonical = joinArgv(name, args)
+      guard(segment, "unresolved-command", module.value.text)
+      return
+    }
+    nested.argv([module.value, ...args.slice(rest)], depth)
+    return
+  }
+  const file = args[rest]
+  if (file === undefined || isStdin(file)) {
+    stdinProgram(segment, `${name} -`, command, nested, depth, false)
+    return
+  }
+  segment.canonical = joinArgv(name, args)
+  if (!file.resolved) {
+    guard(segment, "unresolved-command", file.text)
+    return
+  }
+  segment.checks.push({ action: "shell", resource: segment.canonical })
+  executes(analyzer, segment, file.text)
+}
+
+/** `su [-] [user] -c CMD`, `runuser -u user -- CMD`. @internal */
+export const analyzeSu = (
+  segment: Segment,
+  head: string,
+  args: ReadonlyArray<Word>,
+  depth: number,
+  nested: Nested
+): void => {
+  guard(segment, "privilege", head)
+  let script: Word | null = null
+  let argvStart = -1
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]!.text
+    if (text === "-c" || text === "--command") script = args[i + 1] ?? null
+    else if (text.startsWith("--command=")) script = { text: text.slice(10), resolved: args[i]!.resolved }
+    else if (/^-[A-Za-z]*c$/.test(text) && text !== "-c") script = args[i + 1] ?? null
+    else if (text === "--" && head === "runuser") argvStart = i + 1
+  }
+  segment.canonical = joinArgv(head, args)
+  if (script !== null) {
+    if (!script.resolved) guard(segment, "unresolved-command", script.text)
+    else nested.source(script.text, depth + 1)
+  } else if (argvStart > 0 && argvStart < args.length) nested.argv(args.slice(argvStart), depth + 1)
+  else segment.checks.push({ action: "shell", resource: segment.canonical })
+}
+
+/** `eval WORDS`: the words joined are a script. @internal */
+export const analyzeEval = (segment: Segment, args: ReadonlyArray<Word>, depth: number, nested: Nested): void => {
+  if (args.some((a) => !a.resolved)) {
+    segment.canonical = joinArgv("eval", args)
+    guard(segment, "unresolved-command", segment.canonical)
+    return
+  }
+  segment.canonical = joinArgv("eval", args)
+  nested.source(args.map((a) => a.text).join(" "), depth + 1)
+}
