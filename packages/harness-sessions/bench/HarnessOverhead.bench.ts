@@ -1,0 +1,89 @@
+/**
+ * Harness overhead per tool call (issue 13 target: ≤ 0.5 ms median), excluding the model and the
+ * tool's own work: a stub model that costs nothing answers the first call of each run with
+ * `CALLS` calls of a `noop` tool (allowed by a user rule; the tool returns at once) and the next
+ * with a final text. Per-call overhead = (run with CALLS calls − run with no call) / CALLS, so
+ * the per-run fixed cost (run start, settle, checkpoint, managed transition) cancels out. What
+ * remains per call is the harness's chokepoint: input decoding, the governance decision and its
+ * hooks, the tool.call / approval / tool.result events, heartbeat and step bookkeeping.
+ * Compare with `ToolCall.bench.ts` (the governance decision alone). Memory store, so SQLite
+ * cost is measured separately in `EventStore.bench.ts`.
+ */
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Response from "@effect/ai/Response"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Layer, ManagedRuntime, Schema, Stream } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, bench, describe } from "vitest"
+import * as EventStore from "../src/EventStore.js"
+import * as Session from "../src/Session.js"
+import * as Tools from "../src/Tools.js"
+
+const CALLS = 20
+
+const noop = Tools.make({
+  name: "noop",
+  description: "Does nothing (benchmark).",
+  input: Schema.Struct({ n: Schema.Number }),
+  governance: () => ({ tool: "mcp", name: "noop" }),
+  execute: () => Effect.succeed({ ok: true, output: "ok" })
+})
+
+const usage = { inputTokens: 100, outputTokens: 10, totalTokens: 110, reasoningTokens: undefined, cachedInputTokens: 0 }
+
+/** A model that answers odd calls with `calls` tool calls (when asked for any) and even calls with text. */
+const stubModel = (calls: () => number) =>
+  Layer.effect(
+    LanguageModel.LanguageModel,
+    Effect.suspend(() => {
+      let served = 0
+      const answer = Effect.sync((): Array<Response.PartEncoded> => {
+        const n = served++ % 2 === 0 ? calls() : 0
+        if (n === 0) return [{ type: "text", text: "Done." }, { type: "finish", reason: "stop", usage }]
+        return [
+          ...Array.from({ length: n }, (_, i): Response.PartEncoded => ({
+            type: "tool-call",
+            id: `call_${served}_${i}`,
+            name: "noop",
+            params: { n: i }
+          })),
+          { type: "finish", reason: "tool-calls", usage }
+        ]
+      })
+      return LanguageModel.make({
+        generateText: () => answer,
+        streamText: () => Stream.die("the benchmark model does not stream")
+      })
+    })
+  )
+
+let callsPerRun = 0
+const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "harness-bench-run-")))
+const runtime = ManagedRuntime.make(
+  Session.layer({ tools: [noop] }).pipe(
+    Layer.provideMerge(Layer.mergeAll(EventStore.layerMemory, stubModel(() => callsPerRun), NodeContext.layer)),
+    Layer.orDie
+  )
+)
+afterAll(() => runtime.dispose())
+
+const oneRun = (calls: number) => {
+  callsPerRun = calls
+  return runtime.runPromise(Effect.gen(function*() {
+    const sessions = yield* Session.Sessions
+    const view = yield* sessions.create({
+      workspace,
+      level: "execute",
+      rules: [{ id: "bench-noop", action: "mcp", resource: "noop", effect: "allow" }]
+    })
+    const outcome = yield* sessions.run(view.id, "Run the benchmark.")
+    if (outcome.status !== "completed") throw new Error(`run settled ${outcome.status} ${outcome.code}`)
+  }))
+}
+
+describe("harness overhead per tool call (memory store, stub model, noop tool)", () => {
+  bench("a run with no tool call (the per-run fixed cost)", () => oneRun(0))
+  bench(`a run with ${CALLS} tool calls`, () => oneRun(CALLS))
+})
