@@ -1,38 +1,190 @@
 /**
- * The `steward` command tree. Each area lives in `commands/<area>.ts` and is registered here.
+ * The `steward` command tree. Each area lives in `commands/<area>` and is registered here with a
+ * loader: a command loads only its own area's modules (a dynamic import), so `steward doctor`
+ * never compiles the governance engine or the shell grammar.
  *
  * @since 0.1.0
  */
+import type * as CliApp from "@effect/cli/CliApp"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
-import * as Algal from "./commands/algal/index.js"
-import * as Audit from "./commands/audit.js"
-import * as Doctor from "./commands/doctor.js"
-import * as Policy from "./commands/policy.js"
-import * as Reflex from "./commands/reflex/index.js"
+import type * as HelpDoc from "@effect/cli/HelpDoc"
+import * as ValidationError from "@effect/cli/ValidationError"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { cannotRun, type CommandFailure } from "./CliError.js"
+import * as CommandSpec from "./CommandSpec.js"
+import * as Grammar from "./Grammar.js"
+import * as Help from "./Help.js"
 import { cliVersion } from "./internal/versions.js"
 
+type AnyCommand = Command.Command<any, any, any, any>
+
 /**
- * The root command.
+ * The services commands run with (all provided by `NodeContext.layer`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Environment = CliApp.CliApp.Environment | CommandExecutor.CommandExecutor
+
+/**
+ * One area of the CLI: its name, the one-line description the root help lists, and its loader.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Area {
+  readonly name: string
+  readonly description: string
+  readonly load: () => Promise<AnyCommand>
+}
+
+/**
+ * Every area, in `steward --help` order.
  *
  * @since 0.1.0
  * @category commands
  */
-export const root = Command.make("steward").pipe(
-  Command.withDescription("Steward: reflexes, bounded agent programs, audits and governance for coding agents"),
-  // Areas: one module each under commands/. Keep this list in `steward --help` order.
-  Command.withSubcommands([
-    Algal.command,
-    Audit.command,
-    Doctor.command,
-    Policy.command,
-    Reflex.command
-  ])
-)
+export const areas: ReadonlyArray<Area> = [
+  {
+    name: "algal",
+    description: "ALGAL organisms: check, digest, canonical, explain, run, resume, verify, replay, expr",
+    load: () => import("./commands/algal/index.js").then((m) => m.command)
+  },
+  {
+    name: "audit",
+    description: "The xcheck audit state machine: findings, passes, verbs, next, events, views, metrics",
+    load: () => import("./commands/audit.js").then((m) => m.command)
+  },
+  {
+    name: "config",
+    description: "Read and change config.json in the state directory (validated)",
+    load: () => import("./commands/config.js").then((m) => m.command)
+  },
+  {
+    name: "doctor",
+    description: "Show Node and package versions, the state directory, and whether SQLite opens and migrates",
+    load: () => import("./commands/doctor.js").then((m) => m.command)
+  },
+  {
+    name: "policy",
+    description: "Governance rules: decide tool calls (allow / ask / deny) with citations",
+    load: () => import("./commands/policy.js").then((m) => m.command)
+  },
+  {
+    name: "reflex",
+    description: "Route and settle reflexes that prove themselves before they act",
+    load: () => import("./commands/reflex/index.js").then((m) => m.command)
+  }
+]
+
+const rootDescription = "Steward: reflexes, bounded agent programs, audits and governance for coding agents"
+
+const stub = (area: Area): CommandSpec.CommandSpec => ({
+  name: area.name,
+  path: ["steward", area.name],
+  description: area.description,
+  options: [],
+  args: [],
+  children: []
+})
 
 /**
- * Parse `argv` (as `process.argv`: node, script, then arguments) and run the matching command.
+ * The root's description with the given areas described in full and the rest by name only.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const rootSpec = (loaded: ReadonlyMap<string, AnyCommand>): CommandSpec.CommandSpec => ({
+  name: "steward",
+  path: ["steward"],
+  description: rootDescription,
+  options: [],
+  args: [],
+  children: areas.map((area) => {
+    const command = loaded.get(area.name)
+    return command === undefined ? stub(area) : CommandSpec.describe(command, ["steward"])
+  })
+})
+
+const loadAreas = (names: ReadonlyArray<string>) =>
+  Effect.forEach(names, (name) => {
+    const area = areas.find((a) => a.name === name)!
+    return Effect.promise(() => area.load()).pipe(Effect.map((command) => [name, command] as const))
+  }).pipe(Effect.map((entries) => new Map(entries)))
+
+/**
+ * Every area loaded: the whole tree (for tests and generated references).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const loadAll = loadAreas(areas.map((area) => area.name)).pipe(
+  Effect.map((loaded) => ({ spec: rootSpec(loaded), commands: loaded }))
+)
+
+const firstWord = (tokens: ReadonlyArray<string>): string | undefined =>
+  tokens.find((token) => token === "--" || !token.startsWith("-") || token === "-")
+
+// @effect/cli prints its own help text on a parse error before any handler runs; that text is
+// dropped (the error becomes one usage line naming the verb), while a running command's own
+// stderr output is kept.
+const parseAndRun = (area: AnyCommand, outcome: Extract<Grammar.Parsed, { readonly _tag: "Run" }>) =>
+  Effect.gen(function*() {
+    const console = yield* Effect.console
+    let parsing = true
+    const quiet: Console.Console = {
+      ...console,
+      error: (...args) => parsing ? Effect.void : console.error(...args),
+      unsafe: { ...console.unsafe, error: (...args) => parsing ? undefined : console.unsafe.error(...args) }
+    }
+    const root = Command.make("steward").pipe(
+      Command.withSubcommands([area]),
+      Command.transformHandler((effect) => Effect.zipRight(Effect.sync(() => void (parsing = false)), effect))
+    )
+    const execute = Command.run(root, { name: "steward", version: cliVersion() }) as (
+      args: ReadonlyArray<string>
+    ) => Effect.Effect<void, unknown, Environment>
+    return yield* execute(["node", "steward", ...outcome.args])
+      .pipe(
+        Effect.provide(CliConfig.layer({ showBuiltIns: false })),
+        Effect.withConsole(quiet),
+        Effect.catchIf(ValidationError.isValidationError, (error) => {
+          const text = "error" in error ? CommandSpec.docText(error.error as HelpDoc.HelpDoc) : "invalid usage"
+          return Effect.fail(cannotRun("usage", `${text}; see '${outcome.spec.path.join(" ")} --help'`, {
+            command: outcome.spec.path.join(" ")
+          }))
+        })
+      )
+  })
+
+/**
+ * Check `argv` (as `process.argv`: node, script, then arguments) against the grammar and run the
+ * matching command; help and version are printed here, on stdout.
  *
  * @since 0.1.0
  * @category runners
  */
-export const run = Command.run(root, { name: "steward", version: cliVersion() })
+export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown, Environment> =>
+  Effect.gen(function*() {
+    const globals = Grammar.splitGlobals(argv.slice(2))
+    if (!("rest" in globals)) return yield* Effect.fail(globals)
+    const word = firstWord(globals.rest)
+    const area = areas.find((a) => a.name === word)
+    const loaded = area === undefined ? new Map<string, AnyCommand>() : yield* loadAreas([area.name])
+    const parsed = Grammar.analyze(rootSpec(loaded), globals)
+    if ("_tag" in parsed && parsed._tag === "CommandFailure") return yield* Effect.fail(parsed as CommandFailure)
+    const outcome = parsed as Grammar.Parsed
+    switch (outcome._tag) {
+      case "Version":
+        return yield* Console.log(cliVersion())
+      case "Help":
+        return yield* Console.log(Help.render(outcome.spec, { color: Help.colorAllowed() }))
+      case "Run": {
+        if (area === undefined) return yield* Effect.fail(cannotRun("internal", "no command resolved"))
+        return yield* parseAndRun(loaded.get(area.name)!, outcome)
+      }
+    }
+  })

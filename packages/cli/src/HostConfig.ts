@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as BoundedFile from "./BoundedFile.js"
 import { cannotRun } from "./CliError.js"
+import * as Issues from "./Issues.js"
 import type { ResolvedStateDir } from "./StateDir.js"
 
 /**
@@ -39,29 +39,62 @@ export class HostConfig extends Schema.Class<HostConfig>("HostConfig")({
 const decode = Schema.decodeUnknown(HostConfig, { onExcessProperty: "error", errors: "all" })
 
 /**
- * Parse and validate the text of a config file. The error names the file and the offending path.
+ * Limits for reading `config.json`: it is a small document.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const limits: BoundedFile.Limits = { maxBytes: 1024 * 1024, maxDepth: 32 }
+
+/**
+ * Validate a parsed config document. The error lists every issue, one line each, with its path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validate = (raw: unknown, file: string) =>
+  decode(raw).pipe(
+    Effect.mapError((error) => {
+      const issues = Issues.fromParseError(error)
+      return cannotRun("config", `${file}: ${issues.length === 1 ? "" : "\n"}${Issues.lines(issues)}`, {
+        file,
+        issues
+      })
+    })
+  )
+
+/**
+ * Parse and validate the text of a config file (strict JSON: no duplicate keys, bounded depth).
+ * The error names the file and the offending path.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const parse = (text: string, file: string) =>
-  Effect.gen(function*() {
-    const raw = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: (cause) => cannotRun("config", `${file}: not valid JSON (${(cause as Error).message})`)
-    })
-    return yield* decode(raw).pipe(
-      Effect.mapError((error) =>
-        cannotRun("config", `${file}: ${ParseResult.TreeFormatter.formatErrorSync(error)}`, {
-          file,
-          issues: ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-            path: issue.path.map(String).join("."),
-            message: issue.message
-          }))
-        })
-      )
-    )
-  })
+  BoundedFile.parseJson(text, file, limits.maxDepth).pipe(
+    Effect.mapError((error) => BoundedFile.toFailure(error, "config")),
+    Effect.flatMap((raw) => validate(raw, file))
+  )
+
+/**
+ * Read the raw `config.json` document: `undefined` when the file does not exist. The file is
+ * checked before it is opened (a FIFO or device is refused, never read), bounded in size, and
+ * parsed strictly.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const readRaw = Effect.fn("HostConfig.readRaw")(function*(state: ResolvedStateDir) {
+  const checked = yield* BoundedFile.check(state.configFile, limits).pipe(
+    Effect.map(() => true),
+    Effect.catchIf((error) => error.reason === "not-found", () => Effect.succeed(false)),
+    Effect.mapError((error) => BoundedFile.toFailure(error, "config"))
+  )
+  if (!checked) return undefined
+  return yield* BoundedFile.readJson(state.configFile, limits).pipe(
+    Effect.mapError((error) => BoundedFile.toFailure(error, "config"))
+  )
+})
 
 /**
  * Load `config.json` from the state directory; defaults when it does not exist.
@@ -70,14 +103,10 @@ export const parse = (text: string, file: string) =>
  * @category constructors
  */
 export const load = Effect.fn("HostConfig.load")(function*(state: ResolvedStateDir) {
-  const fs = yield* FileSystem.FileSystem
-  const exists = yield* fs.exists(state.configFile).pipe(Effect.orElseSucceed(() => false))
-  if (!exists) {
+  const raw = yield* readRaw(state)
+  if (raw === undefined) {
     return { present: false, config: HostConfig.make({ extensions: {} }) }
   }
-  const text = yield* fs.readFileString(state.configFile).pipe(
-    Effect.mapError((error) => cannotRun("io", `cannot read ${state.configFile}: ${error.message}`))
-  )
-  const config = yield* parse(text, state.configFile)
+  const config = yield* validate(raw, state.configFile)
   return { present: true, config }
 })

@@ -115,7 +115,7 @@ describe("steward shell", () => {
       const run = yield* runCli(["doctor", "--json", "--state-dir", state])
       assert.strictEqual(run.exitCode, 2)
       const error = run.errorJson().error
-      assert.strictEqual(error.code, "config")
+      assert.strictEqual(error.code, "invalid-config")
       assert.include(error.message, "colour")
       assert.include(error.message, "config.json")
     }))
@@ -126,7 +126,7 @@ describe("steward shell", () => {
       fs.writeFileSync(path.join(state, "config.json"), "{ nope")
       const run = yield* runCli(["doctor", "--json", "--state-dir", state])
       assert.strictEqual(run.exitCode, 2)
-      assert.strictEqual(run.errorJson().error.code, "config")
+      assert.strictEqual(run.errorJson().error.code, "invalid-config")
     }))
 
   it.live("--version prints the CLI version and exits 0", () =>

@@ -11,7 +11,9 @@ const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-expr-"))
 const runExpr = (args: ReadonlyArray<string>) =>
   Effect.map(runCli(["algal", "expr", ...args, "--json"]), (run) => ({
     ...run,
-    code: run.exitCode === 2 && run.stderr !== "" ? (run.errorJson().error.code as string) : undefined,
+    code: run.exitCode === 2 && run.stderr !== ""
+      ? (run.errorJson().error.reason ?? run.errorJson().error.code) as string
+      : undefined,
     message: run.exitCode === 2 && run.stderr !== "" ? (run.errorJson().error.message as string) : ""
   }))
 

@@ -131,7 +131,7 @@ describe("steward algal: budgets written as fractions", () => {
           assert.strictEqual(run.exitCode, 2, `${verb} ${lexeme}`)
           assert.strictEqual(run.stdout, "")
           const error = run.errorJson().error
-          assert.strictEqual(error.code, "PARSE_FAILED")
+          assert.strictEqual(error.reason, "PARSE_FAILED")
           assert.strictEqual(error.details.path, "$.budgets.maxSteps")
           assert.include(error.message, "must be written as an integer literal")
         }
@@ -161,7 +161,7 @@ describe("steward algal: budgets written as fractions", () => {
       sibling(dir, fractional)
       const refused = yield* check()
       assert.strictEqual(refused.exitCode, 2)
-      assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
+      assert.strictEqual(refused.errorJson().error.reason, "STORE_MISS")
     }))
 
   it.live("a bundled manifest written with \"maxSteps\": N.0 is refused the same way; the rest of the bundle resolves", () =>
@@ -179,6 +179,6 @@ describe("steward algal: budgets written as fractions", () => {
       bundled(dir, fractional)
       const refused = yield* check()
       assert.strictEqual(refused.exitCode, 2)
-      assert.strictEqual(refused.errorJson().error.code, "STORE_MISS")
+      assert.strictEqual(refused.errorJson().error.reason, "STORE_MISS")
     }))
 })

@@ -67,7 +67,7 @@ describe("steward algal digest/check/canonical/explain", () => {
       }
       const missing = yield* runCli(["algal", "check", "--json", "--manifests", tempDir(), fixture("inbox.algal.json")])
       assert.strictEqual(missing.exitCode, 2)
-      assert.strictEqual(missing.errorJson().error.code, "STORE_MISS")
+      assert.strictEqual(missing.errorJson().error.reason, "STORE_MISS")
     }))
 
   it.live("check of an invalid program exits 2 with the ALGAL code, message and path; text mode prints one line", () =>
@@ -88,7 +88,7 @@ describe("steward algal digest/check/canonical/explain", () => {
       assert.strictEqual(run.exitCode, 2)
       assert.strictEqual(run.stdout, "")
       const error = run.errorJson().error
-      assert.strictEqual(error.code, "GRAPH_CYCLE")
+      assert.strictEqual(error.reason, "GRAPH_CYCLE")
       assert.include(error.message, "manifest graph contains a cycle; organisms must be acyclic")
       assert.include(error.message, cycle)
       const text = yield* runCli(["algal", "check", cycle])
@@ -104,7 +104,7 @@ describe("steward algal digest/check/canonical/explain", () => {
       const rejected = yield* runCli(["algal", "check", "--json", "--profile", "pure", fixture("stash.algal.json")])
       assert.strictEqual(rejected.exitCode, 1)
       const error = rejected.errorJson().error
-      assert.strictEqual(error.code, "MANIFEST_INVALID")
+      assert.strictEqual(error.reason, "MANIFEST_INVALID")
       assert.deepStrictEqual(error.details.violations.map((v: any) => v.rule), [
         "cell-kinds",
         "max-agent-calls",
@@ -328,7 +328,8 @@ describe("steward algal: hostile input gets a typed error and exit 2, never a cr
       const run = yield* runCli(args)
       assert.strictEqual(run.exitCode, 2, run.stderr)
       assert.strictEqual(run.stdout, "")
-      assert.strictEqual(run.errorJson().error.code, code)
+      const error = run.errorJson().error
+      assert.strictEqual(error.reason ?? error.code, code)
       return run
     })
 

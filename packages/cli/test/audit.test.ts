@@ -107,7 +107,7 @@ describe("steward audit", () => {
           const run = yield* runCli(["audit", "--project", project, "import-state", file, "--json"])
           assert.strictEqual(run.exitCode, 2, c.name)
           assert.include(run.errorJson().error.message, c.expect, c.name)
-          assert.strictEqual(run.errorJson().error.code, "invalid-state")
+          assert.strictEqual(run.errorJson().error.reason, "invalid-state")
           assert.isFalse(fs.existsSync(path.join(project, "audit")), `${c.name}: nothing written`)
         }
       }),
@@ -150,7 +150,7 @@ describe("steward audit", () => {
       const project = yield* setup(harness())
       const stale = yield* audit(project, "set-status", "F-0001", "accepted", "--expect-revision", "7", "--json")
       assert.strictEqual(stale.exitCode, 1)
-      assert.strictEqual(stale.errorJson().error.code, "stale-revision")
+      assert.strictEqual(stale.errorJson().error.reason, "stale-revision")
       assert.strictEqual(
         (yield* audit(project, "set-status", "F-0001", "accepted", "--expect-revision", "1")).exitCode,
         0
@@ -242,7 +242,7 @@ describe("steward audit", () => {
       assert.match(sid, /^[0-9a-f]{16}$/)
       const denied = yield* audit(project, "set-status", "F-0001", "accepted", "--json")
       assert.strictEqual(denied.exitCode, 1)
-      assert.strictEqual(denied.errorJson().error.code, "unauthorized")
+      assert.strictEqual(denied.errorJson().error.reason, "unauthorized")
       const admin = yield* audit(project, "set-limit", "reopen_limit", "3")
       assert.include(admin.stderr, "administrative")
       const finish = yield* audit(

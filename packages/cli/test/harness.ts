@@ -2,6 +2,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { main } from "../src/Main.js"
+import * as Stdin from "../src/Stdin.js"
 
 /**
  * What one CLI invocation printed and how it exited.
@@ -53,12 +54,16 @@ const capture = () => {
 }
 
 /**
- * Run `steward ARGS…` in-process with captured stdout/stderr. Use inside `it.effect`/`it.live`.
+ * Run `steward ARGS…` in-process with captured stdout/stderr (and `stdin` as standard input, for
+ * `-` arguments). Use inside `it.effect`/`it.live`.
  */
-export const runCli = (args: ReadonlyArray<string>) =>
+export const runCli = (args: ReadonlyArray<string>, options: { readonly stdin?: string } = {}) =>
   Effect.gen(function*() {
     const { console, err, out } = capture()
-    const exitCode = yield* main(["node", "steward", ...args]).pipe(Effect.withConsole(console))
+    const exitCode = yield* main(["node", "steward", ...args]).pipe(
+      Effect.withConsole(console),
+      options.stdin === undefined ? (self) => self : Effect.provideService(Stdin.Stdin, Stdin.fromText(options.stdin))
+    )
     const stdout = out.join("\n")
     const stderr = err.join("\n")
     const run: CliRun = {

@@ -159,7 +159,7 @@ describe("steward policy", () => {
       assert.strictEqual(invalid.exitCode, 2)
       assert.strictEqual(invalid.stdout, "")
       const error = invalid.errorJson().error
-      assert.strictEqual(error.code, "policy-invalid")
+      assert.strictEqual(error.reason, "policy-invalid")
       assert.include(error.message, bad)
       assert.deepStrictEqual(error.details, { file: bad, path: "rules[0].effect", key: "effect" })
 
@@ -175,7 +175,7 @@ describe("steward policy", () => {
         "ls"
       ])
       assert.strictEqual(missing.exitCode, 2)
-      assert.strictEqual(missing.errorJson().error.code, "policy-io")
+      assert.strictEqual(missing.errorJson().error.reason, "policy-io")
 
       const noPath = yield* runCli(["policy", "check", "--json", "--tool", "read"])
       assert.strictEqual(noPath.exitCode, 2)
@@ -186,7 +186,7 @@ describe("steward policy", () => {
 
       const badJson = yield* runCli(["policy", "check", "--json", "--tool", "mcp", "--name", "x", "--input", "{nope"])
       assert.strictEqual(badJson.exitCode, 2)
-      assert.strictEqual(badJson.errorJson().error.code, "input-invalid")
+      assert.strictEqual(badJson.errorJson().error.reason, "input-invalid")
       assert.strictEqual(badJson.stdout, "")
 
       const badLevel = yield* runCli(["policy", "check", "--json", "--level", "god", "--", "ls"])

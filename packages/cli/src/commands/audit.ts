@@ -189,7 +189,13 @@ const readBody = (p: Project.ProjectPaths, rel: string) =>
 
 const init = Command.make(
   "init",
-  { ...common, generatedBy: Options.text("generated-by").pipe(Options.withDefault("steward audit init")) },
+  {
+    ...common,
+    generatedBy: Options.text("generated-by").pipe(
+      Options.withDescription("Who created the state, as recorded in it"),
+      Options.withDefault("steward audit init")
+    )
+  },
   ({ generatedBy, json, project }) =>
     Effect.gen(function*() {
       const p = yield* resolveProject(project)
@@ -305,28 +311,28 @@ const next = Command.make(
 // write verbs
 
 const setStatus = verbCommand("set-status", "Move a finding along the §5 transition table", {
-  id: Args.text({ name: "ID" }),
-  status: Args.text({ name: "STATUS" }),
+  id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
+  status: Args.text({ name: "STATUS" }).pipe(Args.withDescription("The new status (see the §5 transition table)")),
   next: opt("next", "Set the record's next actor"),
   retake: opt("retake", "human:<label> — clears the ⚠ needs-human flag")
 }, (a) => ({ verb: "set-status", id: a.id, status: a.status, next: u(a.next), retake: u(a.retake) }))
 
 const recordFix = verbCommand("record-fix", "planned -> fixed, recording who fixed it", {
-  id: Args.text({ name: "ID" }),
+  id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
   session: req("session", "The fixing session (16 hex), bound to the open dispatch"),
   plan: opt("plan", "RP-NNNN the fix executed"),
   scope: opt("scope", "The admitted scope of the fix")
 }, (a) => ({ verb: "record-fix", id: a.id, session: a.session, plan: u(a.plan), scope: u(a.scope) }))
 
 const recordVerdict = verbCommand("record-verdict", "fixed -> closed | reopened (never by the fixer)", {
-  id: Args.text({ name: "ID" }),
+  id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
   verdict: req("verdict", "closed | reopened"),
   session: req("session", "The verifying session (16 hex)"),
   reason: opt("reason", "Why (recorded on the event)")
 }, (a) => ({ verb: "record-verdict", id: a.id, verdict: a.verdict, session: a.session, reason: u(a.reason) }))
 
 const admitConstrual = verbCommand("admit-construal", "Admit a proposed construal", {
-  key: Args.text({ name: "KEY" }),
+  key: Args.text({ name: "KEY" }).pipe(Args.withDescription("The construal's key")),
   admitter: req("admitter", "human:<label> or a 16-hex session")
 }, (a) => ({ verb: "admit-construal", key: a.key, admitter: a.admitter }))
 
@@ -363,7 +369,7 @@ const proposeConstrual = verbCommand(
   "propose-construal",
   "Propose an operational construal of a charter",
   {
-    key: Args.text({ name: "KEY" }),
+    key: Args.text({ name: "KEY" }).pipe(Args.withDescription("The construal's key")),
     role: req("role", "The role"),
     charter: req("charter", "The exact charter text"),
     session: req("session", "The proposing session (16 hex)"),
@@ -373,13 +379,13 @@ const proposeConstrual = verbCommand(
 )
 
 const recordPlan = verbCommand("record-plan", "Record a remediation plan", {
-  id: Args.text({ name: "RP-ID" }),
+  id: Args.text({ name: "RP-ID" }).pipe(Args.withDescription("The remediation plan's id (RP-…)")),
   findings: req("findings", "Finding ids, comma separated"),
   body: req("body", "The plan body, relative to audit/")
 }, (a) => ({ verb: "record-plan", id: a.id, findings: list(a.findings) ?? [], body: a.body }))
 
 const queuePass = verbCommand("queue-pass", "Queue an audit pass", {
-  id: Args.text({ name: "P-ID" }),
+  id: Args.text({ name: "P-ID" }).pipe(Args.withDescription("The pass's id (P-…)")),
   dimension: req("dimension", "A dimension key"),
   units: req("units", "Unit ids, comma separated"),
   charter: req("charter", "What the pass does"),
@@ -400,7 +406,7 @@ const recordRefusal = Command.make(
   {
     ...common,
     expect: expectRevision,
-    id: Args.text({ name: "ID" }),
+    id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
     reason: opt("reason", "One of the six §5 refusal reasons"),
     clear: Options.boolean("clear").pipe(Options.withDescription("Remove the refusal"))
   },
@@ -421,28 +427,28 @@ const recordRefusal = Command.make(
 ).pipe(Command.withDescription("Record (or clear) a typed refusal; the body's ## Refusal section comes first"))
 
 const blockOnNorm = verbCommand("block-on-norm", "Block a class finding on norm ratification", {
-  id: Args.text({ name: "CF-ID" })
+  id: Args.text({ name: "CF-ID" }).pipe(Args.withDescription("The class finding's id (CF-…)"))
 }, (a) => ({ verb: "block-on-norm", id: a.id }))
 
 const recordRuling = verbCommand("record-ruling", "Record a human norm ruling, lifting the gate (admin)", {
-  id: Args.text({ name: "CF-ID" }),
+  id: Args.text({ name: "CF-ID" }).pipe(Args.withDescription("The class finding's id (CF-…)")),
   norm: req("norm", "N1 or N1-over-N4"),
   ruledBy: req("ruled-by", "human:<label> — the norm's owner")
 }, (a) => ({ verb: "record-ruling", id: a.id, norm: a.norm, ruledBy: a.ruledBy }))
 
 const recordCoverage = verbCommand("record-coverage", "Record a pass's coverage; the pass is done", {
-  id: Args.text({ name: "P-ID" }),
+  id: Args.text({ name: "P-ID" }).pipe(Args.withDescription("The pass's id (P-…)")),
   report: req("report", "The pass report, relative to audit/"),
   findings: opt("findings", "Finding ids the pass reported, comma separated")
 }, (a) => ({ verb: "record-coverage", id: a.id, report: a.report, findings: list(u(a.findings)) }))
 
 const setLimit = verbCommand("set-limit", "Set a limit (admin)", {
-  key: Args.text({ name: "KEY" }),
-  value: Args.text({ name: "VALUE" })
+  key: Args.text({ name: "KEY" }).pipe(Args.withDescription("The limit's name")),
+  value: Args.text({ name: "VALUE" }).pipe(Args.withDescription("The limit's new value"))
 }, (a) => ({ verb: "set-limit", key: a.key, value: a.value }))
 
 const amendPass = verbCommand("amend-pass", "Amend a queued pass (admin)", {
-  id: Args.text({ name: "P-ID" }),
+  id: Args.text({ name: "P-ID" }).pipe(Args.withDescription("The pass's id (P-…)")),
   dimension: opt("dimension", "New dimension"),
   units: opt("units", "New units"),
   charter: opt("charter", "New charter"),
@@ -457,12 +463,12 @@ const amendPass = verbCommand("amend-pass", "Amend a queued pass (admin)", {
 }))
 
 const cancelPass = verbCommand("cancel-pass", "Cancel a queued, unreferenced pass (admin)", {
-  id: Args.text({ name: "P-ID" })
+  id: Args.text({ name: "P-ID" }).pipe(Args.withDescription("The pass's id (P-…)"))
 }, (a) => ({ verb: "cancel-pass", id: a.id }))
 
 const updateCatalog = verbCommand("update-catalog", "Add, amend or remove a catalog entry (admin)", {
-  kind: Args.text({ name: "KIND" }),
-  key: Args.text({ name: "KEY" }),
+  kind: Args.text({ name: "KIND" }).pipe(Args.withDescription("The catalog section (e.g. norm)")),
+  key: Args.text({ name: "KEY" }).pipe(Args.withDescription("The entry's key")),
   source: opt("source", "norm source"),
   scope: opt("scope", "norm scope"),
   catches: opt("catches", "what a dimension catches"),
@@ -570,11 +576,14 @@ const dispatchFinish = Command.make(
     ...common,
     session: opt("session", "The open session (default: the one open dispatch)"),
     outcome: req("outcome", "ok | refused | blocked | provider-error | timeout | crash | cancelled | stalled"),
-    exitStatus: Options.integer("exit-status").pipe(Options.optional),
+    exitStatus: Options.integer("exit-status").pipe(
+      Options.withDescription("The session process's exit status"),
+      Options.optional
+    ),
     duration: Options.float("duration").pipe(Options.withDescription("Seconds"), Options.optional),
     headAfter: opt("head-after", "The subject commit after the session"),
     logDigest: opt("log-digest", "sha-256 of the session log"),
-    tokens: Options.integer("tokens").pipe(Options.optional),
+    tokens: Options.integer("tokens").pipe(Options.withDescription("Tokens the session used"), Options.optional),
     note: opt("note", "A note")
   },
   (a) =>
@@ -660,8 +669,11 @@ const importState = Command.make(
   "import-state",
   {
     ...common,
-    file: Args.file({ name: "FILE", exists: "yes" }),
-    events: Options.file("events", { exists: "yes" }).pipe(Options.optional)
+    file: Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("xcheck's state.json to import")),
+    events: Options.file("events", { exists: "yes" }).pipe(
+      Options.withDescription("xcheck's events.jsonl to import with the state"),
+      Options.optional
+    )
   },
   ({ events, file, json, project }) =>
     Effect.gen(function*() {
@@ -711,7 +723,10 @@ const exportState = Command.make(
   "export-state",
   {
     ...common,
-    file: Args.text({ name: "FILE" }).pipe(Args.optional),
+    file: Args.text({ name: "FILE" }).pipe(
+      Args.withDescription("Where to write state.json (default: stdout)"),
+      Args.optional
+    ),
     eventsOut: opt("events-out", "Also write the chained events.jsonl here")
   },
   ({ eventsOut, file, json, project }) =>

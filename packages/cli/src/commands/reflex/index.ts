@@ -121,7 +121,9 @@ const run = <A>(
     Effect.provide(engineLayer(stateDir))
   )
 
-const reflexArg = Args.choice([["route", "route"], ["settle", "settle"]], { name: "REFLEX" })
+const reflexArg = Args.choice([["route", "route"], ["settle", "settle"]], { name: "REFLEX" }).pipe(
+  Args.withDescription("Which reflex: route or settle")
+)
 const names = ["route", "settle"] as const
 
 // ---------------------------------------------------------------------------------------------
@@ -323,7 +325,7 @@ const featuresCommand = Command.make("features").pipe(
 
 const replyCommand = Command.make(
   "reply",
-  { ...GlobalOptions.global, text: Args.text({ name: "TEXT" }), subject },
+  { ...GlobalOptions.global, text: Args.text({ name: "TEXT" }).pipe(Args.withDescription("The reply text")), subject },
   ({ json, stateDir, subject, text }) =>
     run(
       stateDir,
@@ -337,7 +339,14 @@ const replyCommand = Command.make(
 
 const labelCommand = Command.make(
   "label",
-  { ...GlobalOptions.global, reflex: reflexArg, id: Args.text({ name: "ID" }), value: Args.text({ name: "VALUE" }) },
+  {
+    ...GlobalOptions.global,
+    reflex: reflexArg,
+    id: Args.text({ name: "ID" }).pipe(Args.withDescription("An observation id or a task (subject)")),
+    value: Args.text({ name: "VALUE" }).pipe(
+      Args.withDescription("The label: route frontier|standard, settle done|unfinished")
+    )
+  },
   ({ id, json, reflex, stateDir, value }) =>
     run(
       stateDir,
@@ -365,7 +374,13 @@ const trainCommand = Command.make(
 
 const rollbackCommand = Command.make(
   "rollback",
-  { ...GlobalOptions.global, reflex: reflexArg, version: Args.integer({ name: "VERSION" }) },
+  {
+    ...GlobalOptions.global,
+    reflex: reflexArg,
+    version: Args.integer({ name: "VERSION" }).pipe(
+      Args.withDescription("The generation to activate (0 = shipped prior)")
+    )
+  },
   ({ json, reflex, stateDir, version }) =>
     run(
       stateDir,
@@ -380,7 +395,10 @@ const rollbackCommand = Command.make(
 
 const replayCommand = Command.make(
   "replay",
-  { ...GlobalOptions.global, id: Args.text({ name: "OBSERVATION_ID" }) },
+  {
+    ...GlobalOptions.global,
+    id: Args.text({ name: "OBSERVATION_ID" }).pipe(Args.withDescription("The recorded observation's id"))
+  },
   ({ id, json, stateDir }) =>
     run(stateDir, (reflexes) =>
       Effect.gen(function*() {
@@ -414,7 +432,7 @@ const importCommand = Command.make(
   {
     ...GlobalOptions.global,
     reflex: reflexArg,
-    file: Args.text({ name: "FILE" }),
+    file: Args.text({ name: "FILE" }).pipe(Args.withDescription("A JSONL history file, one labelled decision a line")),
     dryRun: Options.boolean("dry-run").pipe(
       Options.withDescription("Store nothing; report whether this history alone would certify")
     )
@@ -437,7 +455,10 @@ const importCommand = Command.make(
 
 const checkCommand = Command.make(
   "check",
-  { ...GlobalOptions.global, file: Args.text({ name: "FILE" }) },
+  {
+    ...GlobalOptions.global,
+    file: Args.text({ name: "FILE" }).pipe(Args.withDescription("An algal.organism.v1 manifest (JSON)"))
+  },
   ({ file, json, stateDir: _ }) =>
     Effect.gen(function*() {
       const content = yield* readText(file, maxProgramBytes)

@@ -1,0 +1,106 @@
+/**
+ * At least one example per verb, shown in its help. Keyed by the verb's path after `steward`; a
+ * test checks that every verb has one and that each example passes the grammar (no unknown
+ * option, the right arguments), so examples cannot drift from the options.
+ *
+ * @since 0.1.0
+ */
+
+const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "": ["steward doctor", "steward policy check -- 'git push --force'", "steward algal check counter.algal.json"],
+  "algal": ["steward algal check counter.algal.json", "steward algal run counter.algal.json --json"],
+  "algal check": ["steward algal check counter.algal.json", "steward algal check settle.algal.json --profile pure"],
+  "algal digest": ["steward algal digest counter.algal.json"],
+  "algal canonical": ["steward algal canonical counter.algal.json --normalized"],
+  "algal explain": ["steward algal explain swarm.algal.json --manifests ./programs"],
+  "algal run": [
+    "steward algal run counter.algal.json",
+    "steward algal run swarm.algal.json --args swarm.args.json --responses swarm.responses.json --json"
+  ],
+  "algal resume": [
+    "steward algal resume run.receipt.json --manifest controller.algal.json --response 'yes' --managed"
+  ],
+  "algal verify": ["steward algal verify run.receipt.json --manifest counter.algal.json"],
+  "algal replay": ["steward algal replay run.receipt.json --manifest counter.algal.json --json"],
+  "algal expr": [
+    "steward algal expr '{\"op\":\"add\",\"args\":[1,2]}'",
+    "steward algal expr @program.json --env @env.json --fuel 5000"
+  ],
+  "audit": ["steward audit status", "steward audit next --dry-run --project ../service"],
+  "audit init": ["steward audit init --project ../service"],
+  "audit status": ["steward audit status --json"],
+  "audit next": ["steward audit next --dry-run"],
+  "audit set-status": ["steward audit set-status F-001 planned --expect-revision 4"],
+  "audit record-fix": ["steward audit record-fix F-001 --session S-12 --plan RP-001"],
+  "audit record-verdict": ["steward audit record-verdict F-001 --verdict closed --session S-13"],
+  "audit file-finding": [
+    "steward audit file-finding --id F-002 --title 'Token logged' --severity high --dimension security"
+    + " --unit src/auth --pass P-001 --body notes/F-002.md"
+  ],
+  "audit record-coverage": ["steward audit record-coverage P-001 --report notes/P-001.md --findings F-001,F-002"],
+  "audit queue-pass": [
+    "steward audit queue-pass P-002 --dimension security --units src/auth --charter security --stop 'no new findings'"
+  ],
+  "audit amend-pass": ["steward audit amend-pass P-002 --units src/auth,src/session"],
+  "audit cancel-pass": ["steward audit cancel-pass P-002"],
+  "audit record-plan": ["steward audit record-plan RP-001 --findings F-001,F-002 --body notes/RP-001.md"],
+  "audit set-limit": ["steward audit set-limit max_reopen 3"],
+  "audit block-on-norm": ["steward audit block-on-norm CF-001"],
+  "audit record-ruling": ["steward audit record-ruling CF-001 --norm N-4 --ruled-by alice"],
+  "audit update-catalog": ["steward audit update-catalog norm N-4 --source docs/norms.md --scope repo"],
+  "audit record-refusal": [
+    "steward audit record-refusal F-003 --reason out-of-scope",
+    "steward audit record-refusal F-003 --clear"
+  ],
+  "audit propose-construal": [
+    "steward audit propose-construal K-1 --role auditor --charter security --session S-2 --body notes/K-1.md"
+  ],
+  "audit admit-construal": ["steward audit admit-construal K-1 --admitter alice"],
+  "audit render-views": ["steward audit render-views"],
+  "audit dispatch": ["steward audit dispatch open --role auditor --executable codex --charter security"],
+  "audit dispatch open": ["steward audit dispatch open --role auditor --executable codex --charter security"],
+  "audit dispatch finish": ["steward audit dispatch finish --outcome completed --exit-status 0"],
+  "audit lint": ["steward audit lint --json"],
+  "audit metrics": ["steward audit metrics"],
+  "audit import-state": ["steward audit import-state old/state.json --events old/events.jsonl"],
+  "audit export-state": ["steward audit export-state state.json --events-out events.jsonl"],
+  "audit dashboard": ["steward audit dashboard"],
+  "config": ["steward config list", "steward config set policy.level read_only"],
+  "config get": ["steward config get policy.level"],
+  "config set": ["steward config set policy.level read_only"],
+  "config unset": ["steward config unset policy.level"],
+  "config list": ["steward config list --json"],
+  "config path": ["steward config path"],
+  "doctor": ["steward doctor", "steward doctor --json --state-dir /tmp/steward-demo"],
+  "policy": ["steward policy check -- 'rm -rf build'", "steward policy explain --level read_only"],
+  "policy check": [
+    "steward policy check -- 'git push --force origin main'",
+    "steward policy check --level read_only 'echo hi > out.txt'",
+    "steward policy check --tool read --path ~/.ssh/id_rsa"
+  ],
+  "policy explain": ["steward policy explain --level assist --rules policy.yaml"],
+  "policy test": ["steward policy test cases.yaml --rules policy.yaml"],
+  "reflex": ["steward reflex status", "steward reflex decide route --text 'rename a variable'"],
+  "reflex status": ["steward reflex status route"],
+  "reflex decide": ["steward reflex decide settle --text 'Done, all tests pass.' --tool-calls 3"],
+  "reflex decide route": ["steward reflex decide route --text 'fix the flaky test' --subject T-1"],
+  "reflex decide settle": ["steward reflex decide settle --text 'Done, all tests pass.' --tool-calls 3"],
+  "reflex features": ["steward reflex features route --text 'fix the flaky test'"],
+  "reflex features route": ["steward reflex features route --text 'fix the flaky test'"],
+  "reflex features settle": ["steward reflex features settle --text 'Should I continue?' --tool-calls 0"],
+  "reflex reply": ["steward reflex reply 'no, that is wrong' --subject T-1"],
+  "reflex label": ["steward reflex label route T-1 frontier"],
+  "reflex train": ["steward reflex train route"],
+  "reflex import": ["steward reflex import route history.jsonl --dry-run"],
+  "reflex rollback": ["steward reflex rollback route 0"],
+  "reflex replay": ["steward reflex replay 42"],
+  "reflex check": ["steward reflex check settle.algal.json"]
+}
+
+/**
+ * The examples of a command, by its path (`["steward", "algal", "check"]`).
+ *
+ * @since 0.1.0
+ * @category lookups
+ */
+export const of = (path: ReadonlyArray<string>): ReadonlyArray<string> => examples[path.slice(1).join(" ")] ?? []

@@ -1,0 +1,63 @@
+/**
+ * Schema failures as people read them: one line per issue, with its path, and for a literal every
+ * valid value (`extensions.reflexes.route: expected one of "off", "observe", "auto", "active", got
+ * "activ"`) instead of one "Expected …" line per alternative.
+ *
+ * @since 0.1.0
+ */
+import * as ParseResult from "effect/ParseResult"
+
+/**
+ * One issue: a dotted path (empty for the document itself) and what is wrong there.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Issue {
+  readonly path: string
+  readonly message: string
+}
+
+const literal = /^Expected (".*"|-?\d[\d.e+-]*|true|false|null), actual (.*)$/s
+
+/**
+ * The issues of a parse error, alternatives of one literal merged into one line.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const fromParseError = (
+  error: ParseResult.ParseError,
+  prefix: ReadonlyArray<string> = []
+): ReadonlyArray<Issue> => {
+  const out: Array<{ path: string; message: string; choices?: Array<string>; actual?: string }> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = [...prefix, ...issue.path.map(String)].join(".")
+    const match = issue._tag === "Type" ? literal.exec(issue.message) : null
+    const last = out[out.length - 1]
+    if (match !== null && last !== undefined && last.path === path && last.choices !== undefined) {
+      last.choices.push(match[1]!)
+      continue
+    }
+    out.push(
+      match === null
+        ? { path, message: issue.message }
+        : { path, message: issue.message, choices: [match[1]!], actual: match[2]! }
+    )
+  }
+  return out.map((issue) => ({
+    path: issue.path,
+    message: issue.choices !== undefined && issue.choices.length > 1
+      ? `expected one of ${issue.choices.join(", ")}, got ${issue.actual}`
+      : issue.message
+  }))
+}
+
+/**
+ * Render issues one per line, `path: message`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const lines = (issues: ReadonlyArray<Issue>): string =>
+  issues.map((issue) => issue.path.length === 0 ? issue.message : `${issue.path}: ${issue.message}`).join("\n")

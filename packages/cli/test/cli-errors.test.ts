@@ -1,0 +1,48 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as AlgalError from "@steward/algal-runtime/AlgalError"
+import * as AuditError from "@steward/audit-state/AuditError"
+import * as GovernanceError from "@steward/governance-rules/GovernanceError"
+import * as ReflexError from "@steward/reflex-core/ReflexError"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ErrorCodes from "../src/ErrorCodes.js"
+import { runCli } from "./harness.js"
+
+const doc = fs.readFileSync(path.join(import.meta.dirname, "../../../docs/cli.md"), "utf8")
+
+describe("one error vocabulary", () => {
+  it("every area's closed set of codes is mapped explicitly", () => {
+    const areaCodes = [
+      ...AlgalError.codes,
+      ...AuditError.AuditErrorCode.literals,
+      ...GovernanceError.codes,
+      ...ReflexError.codes
+    ]
+    for (const code of areaCodes) assert.isTrue(ErrorCodes.isMapped(code), `${code} has no CLI code`)
+  })
+
+  it("docs/cli.md lists every code with its exit code", () => {
+    for (const [code, { exit }] of Object.entries(ErrorCodes.codes)) {
+      assert.match(doc, new RegExp(`\\| \`${code}\` \\| ${exit} \\|`), code)
+    }
+  })
+
+  it("an area code keeps its exit code; the CLI code agrees with it", () => {
+    assert.strictEqual(ErrorCodes.toCli("GRAPH_CYCLE", 2), "invalid-input")
+    assert.strictEqual(ErrorCodes.toCli("stale-revision", 1), "refused")
+    assert.strictEqual(ErrorCodes.toCli("DIGEST_MISMATCH", 1), "mismatch")
+    // an area that reports a normally-fatal code as a refusal: the exit code wins
+    assert.strictEqual(ErrorCodes.toCli("MANIFEST_INVALID", 1), "refused")
+    assert.strictEqual(ErrorCodes.toCli("not-a-known-code", 2), "internal")
+  })
+
+  it.live("--json errors carry a documented code and the area's code as reason", () =>
+    Effect.gen(function*() {
+      const missing = yield* runCli(["algal", "check", "/nonexistent/x.algal.json", "--json"])
+      assert.strictEqual(missing.exitCode, 2)
+      const error = missing.errorJson().error
+      assert.isTrue(error.code in ErrorCodes.codes, error.code)
+      assert.strictEqual(ErrorCodes.codes[error.code as ErrorCodes.Code].exit, missing.exitCode)
+    }))
+})
