@@ -267,8 +267,10 @@ export const analyzeGit = (
   const name = sub.text
   if (name === "config") gitConfig(segment, rest, depth, nested)
   commandOptions(analyzer, segment, name, rest, depth, nested)
-  const canonical = name === "push" ? gitPush(segment, rest, overrides.forcePush) : canonicalRest(name, rest, overrides)
-  segment.canonical = ["git", name, ...canonical].join(" ")
+  // `send-pack`/`http-push` push refs like `push` does (`--force` included).
+  const push = name === "push" || name === "send-pack" || name === "http-push"
+  const canonical = push ? gitPush(segment, rest, overrides.forcePush) : canonicalRest(name, rest, overrides)
+  segment.canonical = ["git", push ? "push" : name, ...canonical].join(" ")
   segment.checks.push({ action: "shell", resource: segment.canonical })
   subcommand(analyzer, segment, name, rest, depth, nested)
   for (const arg of rest) {

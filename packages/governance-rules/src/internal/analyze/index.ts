@@ -319,6 +319,12 @@ const analyzeArgv = (
       segment.checks.push({ action: "shell", resource: segment.canonical })
       return
     }
+    if (unwrapped.argv.length === 0 && unwrapped.scripts.length > 0 && !unwrapped.noCommand) {
+      // It runs only the scripts analysed above (`script -c`, `sg -c`, `env -S`).
+      segment.canonical = joinArgv(name, args)
+      segment.checks.push({ action: "shell", resource: segment.canonical })
+      return
+    }
     if (unwrapped.argv.length === 0 || unwrapped.noCommand) {
       // A wrapper with nothing to run: `env` prints the environment, `sudo -s` opens a shell.
       segment.canonical = [name, ...unwrapped.flags].join(" ")

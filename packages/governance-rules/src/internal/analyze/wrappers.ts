@@ -8,7 +8,7 @@
  */
 import type { Word } from "../shellSyntax.js"
 import type { Assignment } from "./environment.js"
-import { parseOptions, word } from "./model.js"
+import { parseOptions } from "./model.js"
 import type { WrapperSpec } from "./programs.js"
 
 /** What unwrapping one wrapper yields. @internal */
@@ -24,10 +24,6 @@ export interface Unwrapped {
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=|^BASH_FUNC_[^=]*=/
-
-/** `env -S 'a b'` splits its value into words (a simple split is enough to find the command). */
-const splitString = (value: string): Array<Word> =>
-  value.split(/\s+/).filter((p) => p.length > 0).map((p) => word(p.replace(/^['"]|['"]$/g, "")))
 
 /** Strip one wrapper's options; returns what it runs. @internal */
 export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word>): Unwrapped => {
@@ -74,7 +70,8 @@ export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word
   const flags = options.map((o) => o.name)
   for (const option of options) {
     if (name === "env" && (option.name === "-S" || option.name === "--split-string") && option.value !== null) {
-      split.push(...splitString(option.value.text))
+      // `env -S 'a "b c"' d` splits with quotes, as a command line: `a "b c" d`.
+      split.push(option.value)
     } else if (spec.script?.includes(option.name) && option.value !== null) scripts.push(option.value)
   }
   const noCommand = options.some((o) => spec.noCommand?.includes(o.name) === true)
@@ -84,5 +81,10 @@ export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word
     scripts.push({ text: argv.map((w) => w.text).join(" "), resolved: argv.every((w) => w.resolved) })
     argv = []
   } else if (joins && scripts.length > 0) argv = []
-  return { argv: [...split, ...argv], scripts, flags, assignments, noCommand }
+  if (split.length > 0) {
+    const line = [...split.map((w) => w.text), ...argv.map((w) => w.text)].join(" ")
+    scripts.push({ text: line, resolved: split.every((w) => w.resolved) && argv.every((w) => w.resolved) })
+    argv = []
+  }
+  return { argv, scripts, flags, assignments, noCommand }
 }

@@ -1,0 +1,205 @@
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import fc from "fast-check"
+import { GovernanceError, Policy, Rule, ShellParser } from "../src/index.js"
+import * as Glob from "../src/internal/glob.js"
+import { Parser } from "./helpers.js"
+
+// Issue 12: for random compositions of wrappers, shells and expansions around a universal-deny
+// command, the decision is never `allow` (and a composition the engine fully reads still denies).
+const CORES: ReadonlyArray<ReadonlyArray<string>> = [
+  ["rm", "-rf", "/"],
+  ["rm", "-fr", "~"],
+  ["git", "push", "-f", "origin", "main"],
+  ["git", "push", "origin", "+main"],
+  ["mkfs.ext4", "/dev/sda1"],
+  ["dd", "if=/dev/zero", "of=/dev/sda"],
+  ["curl", "http://169.254.169.254/latest/meta-data/"]
+]
+
+const squote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`
+
+// Word-level spellings bash reads as the same word.
+const spell = (token: string, style: number): string => {
+  switch (style % 6) {
+    case 0:
+      return token
+    case 1:
+      return squote(token)
+    case 2:
+      return `"${token.replace(/(["\\$`])/g, "\\$1")}"`
+    case 3:
+      return token.length > 1 ? `${token[0]}''${token.slice(1)}` : token
+    case 4:
+      return `$'${token.replace(/[\\']/g, "\\$&")}'`
+    default:
+      return token === "/" ? "{/,/tmp/x}" : token
+  }
+}
+
+// Wrappers (argv) and shells (a string), each turning a command line into another.
+const LAYERS: ReadonlyArray<(inner: string) => string> = [
+  (c) => `sudo -u root ${c}`,
+  (c) => `env -i FOO=1 ${c}`,
+  (c) => `timeout -s KILL 5 ${c}`,
+  (c) => `nice -n 5 ${c}`,
+  (c) => `nohup ${c}`,
+  (c) => `setsid -f ${c}`,
+  (c) => `stdbuf -oL ${c}`,
+  (c) => `taskset -c 0 ${c}`,
+  (c) => `flock /tmp/lock ${c}`,
+  (c) => `strace -f -o /dev/null ${c}`,
+  (c) => `ionice -c3 ${c}`,
+  (c) => `chronic ${c}`,
+  (c) => `busybox ${c}`,
+  (c) => `coproc ${c}`,
+  (c) => `command ${c}`,
+  (c) => `time ${c}`,
+  (c) => `npx ${c}`,
+  (c) => `pnpm exec ${c}`,
+  (c) => `uv run ${c}`,
+  (c) => `mystery-wrapper --opt x ${c}`,
+  (c) => `bash -c ${squote(c)}`,
+  (c) => `sh -xc ${squote(c)}`,
+  (c) => `rbash -c ${squote(c)}`,
+  (c) => `zsh -lc ${squote(c)}`,
+  (c) => `tcsh -c ${squote(c)}`,
+  (c) => `pwsh -Command ${squote(c)}`,
+  (c) => `eval ${squote(c)}`,
+  (c) => `script -qc ${squote(c)} /dev/null`,
+  (c) => `su -c ${squote(c)}`,
+  (c) => `sg root -c ${squote(c)}`,
+  (c) => `flock /tmp/lock -c ${squote(c)}`,
+  (c) => `env -S${squote(c)}`,
+  (c) => `watch -n 1 ${squote(c)}`,
+  (c) => `bash <<< ${squote(c)}`,
+  (c) => `echo ${squote(c)} | sh`,
+  (c) => `x=$(${c})`,
+  (c) => `echo "$(${c})"`,
+  (c) => `(${c})`,
+  (c) => `{ ${c}; }`,
+  (c) => `true && ${c}`,
+  (c) => `git status; ${c}`,
+  (c) => `unknown-tool ${squote(c)}`
+]
+
+describe("fail closed", () => {
+  layer(Parser)((it) => {
+    it.effect("no composition of wrappers, shells and expansions around a universal deny is allowed", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        fc.assert(
+          fc.property(
+            fc.constantFrom(...CORES),
+            fc.array(fc.nat({ max: 5 }), { minLength: 6, maxLength: 6 }),
+            fc.array(fc.nat({ max: LAYERS.length - 1 }), { minLength: 1, maxLength: 4 }),
+            (core, styles, layers) => {
+              let command = core.map((t, i) => spell(t, styles[i] ?? 0)).join(" ")
+              for (const l of layers) command = LAYERS[l]!(command)
+              const decision = Policy.decideSync(compiled, parser, { tool: "shell", command })
+              if (decision.decision === "allow") throw new Error(`allowed: ${command}`)
+              return true
+            }
+          ),
+          { numRuns: 1500 }
+        )
+      }))
+
+    it.effect("every ask names what could not be resolved", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const cases: ReadonlyArray<readonly [string, string]> = [
+          ["frobnicate --all", "engine.unknown-program"],
+          ["/???/git status", "engine.glob-command"],
+          ["echo x | base64 -d | sh /dev/stdin", "engine.code-from-stdin"],
+          ["cat $PWD/.env", "engine.unresolved-target"],
+          ["curl https://$H/", "engine.unresolved-host"],
+          ["hash -p /usr/bin/git ls", "engine.rebinds-command"],
+          ["vim -c ':wq' x", "engine.inline-code"]
+        ]
+        for (const [command, ruleId] of cases) {
+          const decision = Policy.decideSync(compiled, parser, { tool: "shell", command })
+          assert.strictEqual(decision.decision, "ask", command)
+          const ids = decision.segments.flatMap((s) => s.checks.map((c) => c.citation.ruleId))
+          assert.include(ids, ruleId, command)
+        }
+      }))
+
+    it.effect("a workspace script and the programs the engine knows still run", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        for (
+          const command of [
+            "./scripts/test.sh --ci",
+            "npx vitest run",
+            "pnpm exec tsc -b",
+            "timeout 60 npm test",
+            "git push -n -f origin main",
+            "grep -rn 169.254.169.254 src/",
+            "find . -name '*.log' -exec grep -l error {} +"
+          ]
+        ) {
+          assert.strictEqual(Policy.decideSync(compiled, parser, { tool: "shell", command }).decision, "allow", command)
+        }
+      }))
+  })
+})
+
+describe("patterns in linear time", () => {
+  const catastrophic = "*a*a*a*a*a*a*a*a*a*a*a*a*c*b"
+
+  it("the catastrophic user pattern costs at most length × pattern-length character tests", () => {
+    const glob = Glob.compile(catastrophic)
+    for (const length of [61, 1_000, 10_000]) {
+      const resource = "a".repeat(length)
+      const steps = { n: 0 }
+      assert.isFalse(glob.count(resource, steps))
+      // Deterministic bound: every piece is found by a left-to-right scan that never backs up.
+      assert.isAtMost(steps.n, (length + 1) * catastrophic.length)
+    }
+    assert.isTrue(glob.test("xaaaaaaaaaaaaaaacb"))
+  })
+
+  it.effect("as a user rule it compiles and decides; a path pattern with no linear bound is refused at load", () =>
+    Effect.gen(function*() {
+      const parser = yield* ShellParser.ShellParser
+      const compiled = yield* Policy.compile({
+        level: "execute",
+        workspace: "/srv/app",
+        rules: [Rule.make({ id: "dos", action: "shell", resource: catastrophic, effect: "deny" })]
+      })
+      const decision = Policy.decideSync(compiled, parser, {
+        tool: "shell",
+        command: `echo ${"a".repeat(55)}`
+      })
+      assert.strictEqual(decision.decision, "allow")
+      const refused = yield* Effect.flip(Policy.compile({
+        rules: [Rule.make({ id: "ext", action: "read", resource: "+(a*)*a*a*b", effect: "deny" })]
+      }))
+      assert.instanceOf(refused, GovernanceError.GovernanceError)
+      assert.strictEqual(refused.code, "policy-invalid")
+      assert.include(refused.message, "rules[0].resource")
+    }).pipe(Effect.provide(Parser)))
+
+  it("brace alternatives past the bound are refused", () => {
+    assert.throws(() => Glob.compile("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"), Glob.GlobError)
+  })
+})
+
+describe("wrappers that only run a script", () => {
+  layer(Parser)((it) => {
+    it.effect("`env -S`, `script -c` and `flock -c` decide the script they run", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command }).decision
+        assert.strictEqual(decide("env -S'ls -la \"src dir\"'"), "allow")
+        assert.strictEqual(decide("script -qc 'git status' /dev/null"), "allow")
+        assert.strictEqual(decide("flock /tmp/l -c 'npm test'"), "allow")
+        assert.strictEqual(decide("env -S'rm -rf \"/\"'"), "deny")
+      }))
+  })
+})
