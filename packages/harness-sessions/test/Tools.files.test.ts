@@ -1,4 +1,5 @@
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, type Schema } from "effect"
 import * as fs from "node:fs"
@@ -168,6 +169,11 @@ describe("fetch", () => {
       assert.isBelow(big.output.length, 1100)
       const scheme = yield* run(Tools.fetch, { url: "file:///etc/passwd" }, "/ws")
       assert.deepStrictEqual(scheme, { ok: false, output: "file:///etc/passwd is not an http or https URL" })
+      // The fetch-based client does not chase the redirect either.
+      const viaFetch = yield* run(Tools.fetch, { url: `${base}/moved` }, "/ws").pipe(
+        Effect.provide(FetchHttpClient.layer)
+      )
+      assert.include(viaFetch.output, "HTTP 302: redirected to /json")
       const refused = yield* run(Tools.fetch, { url: "http://127.0.0.1:1/" }, "/ws")
       assert.isFalse(refused.ok)
       assert.include(refused.output, "could not fetch")

@@ -1,10 +1,11 @@
 /**
  * `fetch`: one GET through the platform `HttpClient`. Governance decides the URL the model
- * named; a redirect is reported rather than chased, so the next URL passes governance too
- * (when the host's client follows redirects itself, the final response is what comes back).
+ * named; a redirect is reported rather than chased, so the next URL passes governance too. The
+ * fetch-based client follows redirects unless told otherwise, so the request asks for `manual`.
  *
  * @internal
  */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -68,7 +69,7 @@ export const tool: Tools.Tool<typeof fields, HttpClient.HttpClient> = {
           output: `${head}${contentType === "" ? "" : ` (${contentType})`}\n\n${body.text}`,
           ...(body.truncated ? { truncated: true } : {})
         }
-      }).pipe(Effect.scoped)
+      }).pipe(Effect.scoped, Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }))
       return yield* attempt.pipe(
         Effect.timeoutTo({
           duration: timeout,
