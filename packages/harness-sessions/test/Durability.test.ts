@@ -1,8 +1,8 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -33,22 +33,23 @@ const sqlLayer = (file: string, offsets: ScriptedModel.Offsets) =>
     Layer.orDie
   )
 
-const rows = (file: string) => {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  try {
-    return db.prepare("SELECT seq, run, type, data FROM harness_events ORDER BY session, seq").all() as Array<
-      { seq: number; run: string; type: string; data: string }
-    >
-  } catch {
-    return []
-  } finally {
-    db.close()
-  }
+interface Row {
+  readonly seq: number
+  readonly run: string
+  readonly type: string
+  readonly data: string
 }
+
+/** Run raw SQL against the file (what another process would see on disk). */
+const onFile = <A>(file: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(SqliteClient.layer({ filename: file })), Effect.orDie)
+
+const rows = (file: string) =>
+  onFile(file, (sql) => sql<Row>`SELECT seq, run, type, data FROM harness_events ORDER BY session, seq`)
 
 /** Start the child, wait until the long shell call is in flight, then kill -9 it. */
 const killMidRun = (file: string, ws: string, id: string) =>
-  Effect.async<ReadonlyArray<{ seq: number; type: string; data: string }>>((resume) => {
+  Effect.async<void>((resume) => {
     const child: ChildProcess = spawn(process.execPath, [
       "--import",
       tsx,
@@ -63,9 +64,8 @@ const killMidRun = (file: string, ws: string, id: string) =>
     const timer = setInterval(() => {
       if (!fs.existsSync(path.join(ws, "marker"))) return
       clearInterval(timer)
-      const before = rows(file)
       child.kill("SIGKILL")
-      child.on("close", () => resume(Effect.succeed(before)))
+      child.on("close", () => resume(Effect.void))
     }, 50)
     child.on("exit", (code) => {
       if (code !== null) {
@@ -83,11 +83,11 @@ describe("Session durability (SQLite, kill -9)", () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-kill-"))
         const file = path.join(dir, "steward.sqlite")
         const ws = workspace()
-        const before = yield* killMidRun(file, ws, "k1")
+        yield* killMidRun(file, ws, "k1")
+        // What the killed process had committed.
+        const before = yield* rows(file)
         assert.isTrue(before.some((r) => r.type === "tool.call"), JSON.stringify(before))
         assert.isFalse(before.some((r) => r.type === "run.settle"))
-        const afterKill = rows(file)
-        assert.deepStrictEqual(afterKill, before)
         const outcome = yield* Effect.gen(function*() {
           const sessions = yield* Session.Sessions
           const resumed = yield* sessions.resume("k1")
@@ -96,7 +96,7 @@ describe("Session durability (SQLite, kill -9)", () => {
         }).pipe(Effect.provide(sqlLayer(file, { agent: 1 })))
         assert.strictEqual(outcome.resumed.status, "completed")
         assert.isTrue(outcome.verified.verified, JSON.stringify(outcome.verified))
-        const after = rows(file)
+        const after = yield* rows(file)
         assert.deepStrictEqual(after.slice(0, before.length), before)
         assert.deepStrictEqual(after.map((r) => r.seq), after.map((_, i) => i + 1))
         const result = after.find((r) => r.type === "tool.result")!
@@ -126,22 +126,21 @@ describe("Session durability (SQLite, kill -9)", () => {
             return yield* sessions.verify("k2")
           }).pipe(Effect.provide(sqlLayer(file, {})))
         assert.isTrue((yield* verify()).verified)
-        const db = new Database(file)
-        const original = db.prepare("SELECT data FROM harness_events WHERE session = 'k2' AND seq = 2").get() as {
-          data: string
-        }
-        db.prepare("UPDATE harness_events SET data = ? WHERE session = 'k2' AND seq = 2").run(
-          JSON.stringify({ role: "user", text: "something else" })
-        )
+        const [original] = yield* onFile(file, (sql) =>
+          sql<{ data: string }>`SELECT data FROM harness_events WHERE session = 'k2' AND seq = 2`)
+        const forged = JSON.stringify({ role: "user", text: "something else" })
+        yield* onFile(file, (sql) =>
+          sql`UPDATE harness_events SET data = ${forged} WHERE session = 'k2' AND seq = 2`)
         const tampered = yield* verify()
         assert.isFalse(tampered.verified)
         assert.strictEqual((tampered as { revision: number }).revision, 1)
         // Restored, it verifies again; a tampered receipt row is found as well.
-        db.prepare("UPDATE harness_events SET data = ? WHERE session = 'k2' AND seq = 2").run(original.data)
+        yield* onFile(file, (sql) =>
+          sql`UPDATE harness_events SET data = ${original!.data} WHERE session = 'k2' AND seq = 2`)
         assert.isTrue((yield* verify()).verified)
-        db.prepare("UPDATE harness_receipts SET record = replace(record, '\"aborted\"', '\"completed\"')").run()
+        yield* onFile(file, (sql) =>
+          sql`UPDATE harness_receipts SET record = replace(record, '"aborted"', '"completed"')`)
         const receipt = yield* verify()
-        db.close()
         assert.isFalse(receipt.verified)
         assert.strictEqual((receipt as { revision: number }).revision, 1)
       }),

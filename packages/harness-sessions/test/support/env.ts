@@ -17,9 +17,9 @@ export const workspace = (): string => fs.realpathSync(fs.mkdtempSync(path.join(
 export const script = (...turns: ReadonlyArray<unknown>): string => turns.map((t) => JSON.stringify(t)).join("\n")
 
 /** Everything the sessions service needs, with a memory store and a scripted model. */
-export const layer = (
+export const layer = <A = never>(
   text: string,
-  options: Session.Options & { readonly extra?: Layer.Layer<any> } = {}
+  options: Session.Options & { readonly extra?: Layer.Layer<A, any> } = {}
 ) => {
   const base = Layer.mergeAll(
     EventStore.layerMemory,
@@ -29,7 +29,9 @@ export const layer = (
     Tools.layerAskUserUnavailable
   )
   const deps = options.extra === undefined ? base : Layer.merge(base, options.extra)
-  return Session.layer(options).pipe(Layer.provideMerge(deps), Layer.orDie)
+  return Session.layer(options).pipe(Layer.provideMerge(deps), Layer.orDie) as Layer.Layer<
+    Layer.Layer.Success<typeof base> | Session.Sessions | A
+  >
 }
 
 /** A responder that always answers as the person `alice`. */
