@@ -123,6 +123,52 @@ describe("Tools", () => {
         assert.isUndefined(result.check)
       }).pipe(Effect.provide(env)))
 
+    it.effect("a budget above the ceiling is lowered and the model is told why", () =>
+      Effect.gen(function*() {
+        const dir = workspace()
+        const result = yield* run(Tools.shell, { command: "echo hi", timeoutSeconds: 1200 }, dir)
+        assert.isTrue(result.ok)
+        assert.match(result.output, /^\[time budget lowered to 300 s; state a reason to allow up to 900 s\]\nhi\n/)
+        const explained = yield* run(
+          Tools.shell,
+          { command: "echo hi", timeoutSeconds: 1200, reason: "full build" },
+          dir
+        )
+        assert.match(explained.output, /^\[time budget lowered to the maximum of 900 s\]/)
+      }).pipe(Effect.provide(env)))
+
+    it.live(
+      "a timeout stops background children; attached jobs stop with the shell, detached ones run on",
+      () =>
+        Effect.gen(function*() {
+          const dir = workspace()
+          const marker = `${dir}/late`
+          const timedOut = yield* run(
+            Tools.shell,
+            { command: `(sleep 3; touch ${marker}) & echo started; wait`, timeoutSeconds: 1 },
+            dir
+          )
+          assert.isTrue(timedOut.timedOut)
+          assert.include(timedOut.output, "started")
+          yield* Effect.sleep("3500 millis")
+          assert.isFalse(fs.existsSync(marker), "the background child was killed with the group")
+          // A job still attached to the output pipes is stopped when the shell ends (after a grace)
+          const stray = `(sleep 3; touch ${marker}) & echo done`
+          const attached = yield* run(Tools.shell, { command: stray }, dir)
+          assert.deepStrictEqual(attached.check, { command: stray, exitCode: 0 })
+          assert.include(attached.output, "done")
+          assert.include(attached.output, "background processes still writing to this output were stopped")
+          yield* Effect.sleep("1500 millis")
+          assert.isFalse(fs.existsSync(marker), "the attached job was stopped")
+          const detached = `(sleep 3; touch ${marker}) > /dev/null 2>&1 & echo quiet`
+          const left = yield* run(Tools.shell, { command: detached }, dir)
+          assert.notInclude(left.output, "background processes")
+          yield* Effect.sleep("3500 millis")
+          assert.isTrue(fs.existsSync(marker), "a detached job with its own output keeps running")
+        }).pipe(Effect.provide(env)),
+      30_000
+    )
+
     it.effect("long output is bounded, head and tail kept", () =>
       Effect.gen(function*() {
         const dir = workspace()

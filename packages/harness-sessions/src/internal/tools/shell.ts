@@ -71,6 +71,9 @@ const narrow = (seconds: number) =>
   `Narrow it before running it again: one test file or package instead of all, a filter or a limit, ` +
   `fewer iterations, or a stated reason with a longer timeoutSeconds (at most ${maxSeconds}).]`
 
+const strayNote = "[background processes still writing to this output were stopped when the command ended; " +
+  "to keep one running, redirect its output to a file (cmd > log 2>&1 &)]"
+
 const failed = (command: string) => (error: unknown) =>
   new HarnessError.HarnessError({
     code: "TOOL_FAILED",
@@ -105,10 +108,16 @@ export const tool: Tools.Tool<typeof fields, CommandExecutor.CommandExecutor> = 
         Effect.timeoutOption(Duration.seconds(seconds))
       )
       if (Option.isNone(exitCode)) yield* process.kill("SIGKILL").pipe(Effect.ignore)
-      yield* Fiber.join(drain).pipe(Effect.timeoutOption(drainGrace))
+      // A background job still holding the output pipes after the shell exited would outlive the
+      // call unseen: stop the process group (detached jobs that redirect their output are not
+      // waited for, and this is what the note tells the model).
+      const drained = yield* Fiber.join(drain).pipe(Effect.timeoutOption(drainGrace))
+      const stray = Option.isSome(exitCode) && Option.isNone(drained)
+      if (stray) yield* process.kill("SIGKILL").pipe(Effect.ignore)
       yield* Fiber.interrupt(drain)
       const printed = collector.result()
       const prefix = note === undefined ? "" : `[${note}]\n`
+      const suffix = stray ? `\n${strayNote}` : ""
       const truncated = printed.truncated ? { truncated: true } : {}
       if (Option.isNone(exitCode)) {
         return { ok: false, output: `${prefix}${printed.text}\n${narrow(seconds)}`, timedOut: true, ...truncated }
@@ -118,7 +127,7 @@ export const tool: Tools.Tool<typeof fields, CommandExecutor.CommandExecutor> = 
         ok: code === 0,
         output: `${prefix}${printed.text}${
           printed.text.endsWith("\n") || printed.text === "" ? "" : "\n"
-        }[exit code ${code}]`,
+        }[exit code ${code}]${suffix}`,
         check: { command: input.command, exitCode: code },
         ...truncated
       }
