@@ -64,6 +64,11 @@ export const areas: ReadonlyArray<Area> = [
     load: () => import("./commands/config.js").then((m) => m.command)
   },
   {
+    name: "db",
+    description: "Databases: copy the embedded SQLite state into a shared PostgreSQL database",
+    load: () => import("./commands/db.js").then((m) => m.command)
+  },
+  {
     name: "doctor",
     description: "Show Node and package versions, the state directory, and whether SQLite opens and migrates",
     load: () => import("./commands/doctor.js").then((m) => m.command)

@@ -11,6 +11,9 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { cannotRun, type CommandFailure } from "./CliError.js"
+import * as HostDatabase from "./HostDatabase.js"
+import * as HostPostgres from "./HostPostgres.js"
+import { maskText } from "./HostPostgres.js"
 import type { ResolvedStateDir } from "./StateDir.js"
 
 /**
@@ -70,19 +73,35 @@ export const layerFile = (
   )
 
 /**
- * The state directory's database: opened, configured and migrated. Failures become a typed
- * `sqlite` error naming the file.
+ * The state directory's database, opened, configured and migrated: SQLite at
+ * `<state>/steward.sqlite`, or PostgreSQL when `--database-url`, `$STEWARD_DATABASE_URL` or the
+ * config file names one (ADR 0600). Failures become a typed `sqlite` / `database` error naming the
+ * database (a PostgreSQL password is masked).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  state: ResolvedStateDir
-): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient, CommandFailure> =>
-  Layer.effectDiscard(
-    migrate.pipe(
-      Effect.mapError((error) => cannotRun("sqlite", `cannot migrate ${state.databaseFile}: ${error.message}`))
-    )
-  ).pipe(Layer.provideMerge(layerFile(state.databaseFile)))
+  state: ResolvedStateDir,
+  options: { readonly configUrl?: string | undefined } = {}
+): Layer.Layer<SqlClient.SqlClient, CommandFailure> =>
+  Layer.unwrapEffect(
+    Effect.map(HostDatabase.fromEnvironment(state.databaseFile, options.configUrl), (database) =>
+      database._tag === "Sqlite"
+        ? Layer.effectDiscard(
+          migrate.pipe(
+            Effect.mapError((error) =>
+              cannotRun("sqlite", `cannot migrate ${state.databaseFile}: ${error.message}`)
+            )
+          )
+        ).pipe(Layer.provideMerge(layerFile(state.databaseFile)))
+        : Layer.effectDiscard(
+          migrate.pipe(
+            Effect.mapError((error) =>
+              cannotRun("database", `cannot migrate ${HostDatabase.display(database)}: ${maskText(error.message)}`)
+            )
+          )
+        ).pipe(Layer.provideMerge(HostPostgres.layer(database.url))))
+  )
 
 const describe = (error: unknown): string => error instanceof Error ? error.message : String(error)

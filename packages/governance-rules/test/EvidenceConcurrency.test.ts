@@ -1,6 +1,6 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { SqlBackends } from "@steward/testing"
 import { Chunk, Effect, Layer, Redacted, Stream } from "effect"
@@ -33,15 +33,7 @@ const runWorker = (database: string, name: string, count: number) =>
 const sharedDatabase = (backend: SqlBackends.SqlBackend) =>
   backend.name === "SQLite"
     ? Effect.sync(() => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "evidence-conc-")), "state.sqlite"))
-    : Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.gen(function*() {
-        const name = `steward_conc_${process.pid}_${Date.now()}`
-        yield* sql.unsafe(`CREATE DATABASE ${name}`)
-        yield* Effect.addFinalizer(() => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
-        const url = new URL(SqlBackends.postgresUrl!)
-        url.pathname = `/${name}`
-        return url.toString()
-      })).pipe(Effect.provide(SqlBackends.postgresLayer()))
+    : SqlBackends.freshPostgresDatabase()
 
 for (const backend of SqlBackends.all) {
   describe.skipIf(backend.skip !== undefined)(

@@ -14,6 +14,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -59,29 +60,43 @@ export const postgresSkipReason: string | undefined = (() => {
 let counter = 0
 
 /**
- * A PostgreSQL database of its own on the configured server, created when the layer is built and
- * dropped when it is released.
+ * A PostgreSQL database of its own on the configured server: its URL, for processes and commands
+ * that open it themselves. Created now, dropped (with any open connections) when the scope closes.
+ *
+ * @since 0.1.0
+ * @category databases
+ */
+export const freshPostgresDatabase = (url: string = postgresUrl ?? ""): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const name = `steward_t_${process.pid}_${++counter}_${Math.floor(Math.random() * 1e9)}`
+    const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+    yield* Effect.acquireRelease(
+      admin.unsafe(`CREATE DATABASE ${name}`),
+      () => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
+    )
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    return target.toString()
+  }).pipe(
+    Effect.provide(Reactivity.layer),
+    // a test database that cannot be created is a broken test environment, not a test result
+    Effect.orDie
+  )
+
+/**
+ * A client on a PostgreSQL database of its own (see `freshPostgresDatabase`), dropped when the
+ * layer is released.
  *
  * @since 0.1.0
  * @category layers
  */
 export const postgresLayer = (url: string = postgresUrl ?? ""): Layer.Layer<SqlClient.SqlClient> =>
   Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const name = `steward_t_${process.pid}_${++counter}_${Math.floor(Math.random() * 1e9)}`
-      const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      yield* Effect.acquireRelease(
-        admin.unsafe(`CREATE DATABASE ${name}`),
-        () => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
-      )
-      const target = new URL(url)
-      target.pathname = `/${name}`
-      return PgClient.layer({ url: Redacted.make(target.toString()), types: pgTypes, maxConnections: 20 })
-    }).pipe(Effect.provide(Reactivity.layer))
-  ).pipe(
-    // a test database that cannot be created is a broken test environment, not a test result
-    Layer.orDie
-  )
+    Effect.map(
+      freshPostgresDatabase(url),
+      (database) => PgClient.layer({ url: Redacted.make(database), types: pgTypes, maxConnections: 20 })
+    )
+  ).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
 
 /**
  * A fresh SQLite database in a temporary file (WAL, so several connections behave as in the host).

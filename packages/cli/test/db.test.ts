@@ -1,0 +1,180 @@
+import { assert, describe, it } from "@effect/vitest"
+import { SqlBackends } from "@steward/testing"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { runCli } from "./harness.js"
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-db-"))
+
+/** A state directory with reflex history in its SQLite database. */
+const populated = Effect.gen(function*() {
+  const state = tempDir()
+  for (const text of ["I stopped before the tests", "Done. All green.", "Should I go ahead and deploy?"]) {
+    const run = yield* runCli([
+      "reflex",
+      "decide",
+      "settle",
+      "--text",
+      text,
+      "--tool-calls",
+      "12",
+      "--json",
+      "--state-dir",
+      state
+    ])
+    assert.strictEqual(run.exitCode, 0, run.stderr)
+  }
+  const decided = yield* runCli([
+    "reflex",
+    "decide",
+    "settle",
+    "--text",
+    "I stopped short",
+    "--tool-calls",
+    "12",
+    "--json",
+    "--state-dir",
+    state
+  ])
+  const label = yield* runCli([
+    "reflex",
+    "label",
+    "settle",
+    decided.json().observation,
+    "stopped_short",
+    "--json",
+    "--state-dir",
+    state
+  ])
+  assert.strictEqual(label.exitCode, 0, label.stderr)
+  return state
+})
+
+/** Run with `$STEWARD_DATABASE_URL` set for the duration of one in-process command. */
+const withDatabaseUrl = <A, E, R>(url: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const before = process.env.STEWARD_DATABASE_URL
+      process.env.STEWARD_DATABASE_URL = url
+      return before
+    }),
+    () => effect,
+    (before) =>
+      Effect.sync(() => {
+        if (before === undefined) delete process.env.STEWARD_DATABASE_URL
+        else process.env.STEWARD_DATABASE_URL = before
+      })
+  )
+
+const skip = SqlBackends.postgresSkipReason
+
+describe.skipIf(skip !== undefined)(`steward db copy (PostgreSQL) ${skip ?? ""}`, () => {
+  it.live(
+    "copies a populated state, verifies it, is idempotent, and the CLI reads the same status from it",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const state = yield* populated
+        const url = yield* SqlBackends.freshPostgresDatabase()
+        const first = yield* runCli(["db", "copy", "--to", url, "--json", "--state-dir", state])
+        assert.strictEqual(first.exitCode, 0, first.stderr)
+        const report = first.json()
+        assert.strictEqual(report.outcome, "copied")
+        const observations = report.tables.find((t: any) => t.table === "reflex_observations")
+        assert.deepInclude(observations, { rows: 4, copied: 4, verified: true })
+        assert.isTrue(report.tables.some((t: any) => t.table === "reflex_labels" && t.rows >= 1))
+
+        const again = yield* runCli(["db", "copy", "--to", url, "--json", "--state-dir", state])
+        assert.strictEqual(again.exitCode, 0, again.stderr)
+        assert.strictEqual(again.json().outcome, "already-copied")
+
+        const local = yield* runCli(["reflex", "status", "--json", "--state-dir", state])
+        const shared = yield* withDatabaseUrl(url, runCli(["reflex", "status", "--json", "--state-dir", tempDir()]))
+        assert.strictEqual(shared.exitCode, 0, shared.stderr)
+        assert.deepStrictEqual(shared.json(), local.json())
+      })),
+    { timeout: 120_000 }
+  )
+
+  it.live(
+    "refuses a target holding other rows unless told to merge; a refused copy writes nothing",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const state = yield* populated
+        const url = yield* SqlBackends.freshPostgresDatabase()
+        assert.strictEqual((yield* runCli(["db", "copy", "--to", url, "--json", "--state-dir", state])).exitCode, 0)
+        const more = yield* runCli([
+          "reflex",
+          "decide",
+          "settle",
+          "--text",
+          "Shall I continue?",
+          "--tool-calls",
+          "3",
+          "--json",
+          "--state-dir",
+          state
+        ])
+        assert.strictEqual(more.exitCode, 0, more.stderr)
+        // another host writes to the shared database in the meantime
+        const other = yield* withDatabaseUrl(
+          url,
+          runCli([
+            "reflex",
+            "decide",
+            "settle",
+            "--text",
+            "All done here.",
+            "--tool-calls",
+            "4",
+            "--json",
+            "--state-dir",
+            tempDir()
+          ])
+        )
+        assert.strictEqual(other.exitCode, 0, other.stderr)
+
+        const refused = yield* runCli(["db", "copy", "--to", url, "--json", "--state-dir", state])
+        assert.strictEqual(refused.exitCode, 1)
+        assert.include(refused.errorJson().error.message, "not empty")
+        const before = yield* withDatabaseUrl(url, runCli(["reflex", "status", "--json", "--state-dir", tempDir()]))
+
+        const merged = yield* runCli(["db", "copy", "--to", url, "--merge", "--json", "--state-dir", state])
+        assert.strictEqual(merged.exitCode, 0, merged.stderr)
+        assert.strictEqual(merged.json().outcome, "merged")
+        const observations = merged.json().tables.find((t: any) => t.table === "reflex_observations")
+        assert.deepInclude(observations, { rows: 5, copied: 1, verified: true })
+        const after = yield* withDatabaseUrl(url, runCli(["reflex", "status", "--json", "--state-dir", tempDir()]))
+        assert.notDeepEqual(after.json(), before.json())
+      })),
+    { timeout: 120_000 }
+  )
+})
+
+describe("database selection", () => {
+  it.live("a password never appears in an error; a non-PostgreSQL URL is refused naming its source", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const unreachable = yield* runCli([
+        "db",
+        "copy",
+        "--to",
+        "postgres://steward:hunter2@127.0.0.1:1/nowhere",
+        "--json",
+        "--state-dir",
+        state
+      ])
+      assert.strictEqual(unreachable.exitCode, 2)
+      assert.notInclude(unreachable.stderr, "hunter2")
+      assert.include(unreachable.errorJson().error.message, "postgres://steward:***@127.0.0.1:1/nowhere")
+
+      const wrong = yield* withDatabaseUrl(
+        "mysql://root:hunter2@localhost/x",
+        runCli(["reflex", "status", "--json", "--state-dir", state])
+      )
+      assert.strictEqual(wrong.exitCode, 2)
+      assert.notInclude(wrong.stderr, "hunter2")
+      assert.include(wrong.errorJson().error.message, "$STEWARD_DATABASE_URL")
+    }))
+})
