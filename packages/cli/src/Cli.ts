@@ -65,7 +65,7 @@ export const areas: ReadonlyArray<Area> = [
   },
   {
     name: "db",
-    description: "Databases: copy the embedded SQLite state into a shared PostgreSQL database",
+    description: "Databases: move the embedded SQLite state into a shared PostgreSQL database",
     load: () => import("./commands/db.js").then((m) => m.command)
   },
   {

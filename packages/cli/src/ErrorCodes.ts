@@ -46,6 +46,7 @@ const byArea: Readonly<Record<string, Code>> = {
   "state-dir": "state-dir",
   "config": "invalid-config",
   "sqlite": "storage",
+  "database": "storage",
   "internal": "internal",
   // @steward/algal-runtime (ALGAL's error codes) and the expr boundary
   "PARSE_FAILED": "invalid-input",

@@ -71,6 +71,11 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "config unset": ["steward config unset policy.level"],
   "config list": ["steward config list --json"],
   "config path": ["steward config path"],
+  "db": ["steward db copy --to postgres://steward@db.internal:5432/steward"],
+  "db copy": [
+    "steward db copy --to postgres://steward@db.internal:5432/steward",
+    "steward db copy --to postgres://steward@db.internal:5432/steward --merge --json"
+  ],
   "doctor": ["steward doctor", "steward doctor --json --state-dir /tmp/steward-demo"],
   "policy": ["steward policy check -- 'rm -rf build'", "steward policy explain --level read_only"],
   "policy check": [
