@@ -1,6 +1,9 @@
 /**
  * Import JSONL history: one object per non-blank line (at most 4,096), unknown fields rejected,
- * every error naming its line. Parsing is pure; `Reflexes.importHistory` stores atomically.
+ * every error naming its line. Each line is bounded before it is parsed (at most 1 MiB, nested at
+ * most 32 deep, no repeated key), its strings must be well-formed UTF-16, and an id repeated in
+ * one file must repeat the same example. Parsing is pure; `Reflexes.importHistory` stores
+ * atomically.
  *
  * @since 0.1.0
  */
@@ -9,6 +12,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Judge } from "./Features.js"
+import * as StrictJson from "./internal/strictJson.js"
 import type { ImportExample, ReflexDefinition } from "./Reflex.js"
 import * as ReflexError from "./ReflexError.js"
 
@@ -21,14 +25,37 @@ import * as ReflexError from "./ReflexError.js"
 export const MAX_LINES = 4096
 
 /**
+ * Maximum bytes (UTF-8) of one import line, checked before it is parsed.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_LINE_BYTES = 1024 * 1024
+
+/**
+ * Maximum nesting of one import line (objects and arrays), checked before it is parsed.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_DEPTH = 32
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+const wellFormed = <S extends Schema.Schema.Any>(schema: S) =>
+  schema.pipe(
+    Schema.filter((s) => !loneSurrogate.test(s as string) || "is not well-formed UTF-16 (a lone surrogate)")
+  )
+
+/**
  * One import line.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const ImportLine = Schema.Struct({
-  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
-  text: Schema.String,
+  id: wellFormed(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
+  text: wellFormed(Schema.String),
   label: Schema.Boolean,
   weight: Schema.optional(
     Schema.Number.pipe(Schema.filter((w) => (Number.isFinite(w) && w > 0 && w <= 1) || "a weight in (0, 1]"))
@@ -40,7 +67,7 @@ export const ImportLine = Schema.Struct({
     stakes: Judge.fields.stakes,
     frontier: Judge.fields.frontier
   })),
-  head: Schema.optional(Schema.String),
+  head: Schema.optional(wellFormed(Schema.String)),
   tool_calls: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(0, 4294967295)))
 })
 
@@ -65,6 +92,10 @@ export interface ParsedLine extends ImportExample {
 
 const decodeLine = Schema.decodeUnknownEither(ImportLine, { onExcessProperty: "error" })
 
+const sameExample = (a: ParsedLine, b: ParsedLine): boolean =>
+  a.label === b.label && a.weight === b.weight && JSON.stringify(a.features) === JSON.stringify(b.features) &&
+  JSON.stringify(a.evidence) === JSON.stringify(b.evidence)
+
 /**
  * Parse an import file for a reflex. Fails with `invalid-import` naming the first bad line.
  *
@@ -81,6 +112,7 @@ export const parse = Effect.fn("Import.parse")(function*(
     return yield* ReflexError.make("invalid-import", `reflex ${definition.name} does not accept imports`)
   }
   const out: Array<ParsedLine> = []
+  const seen = new Map<string, ParsedLine>()
   const lines = text.split("\n")
   let count = 0
   for (let i = 0; i < lines.length; i++) {
@@ -90,6 +122,24 @@ export const parse = Effect.fn("Import.parse")(function*(
     const where = `${file}:${i + 1}`
     if (count > MAX_LINES) {
       return yield* ReflexError.make("invalid-import", `${where}: more than ${MAX_LINES} lines`, { line: i + 1 })
+    }
+    const bytes = Buffer.byteLength(raw, "utf8")
+    if (bytes > MAX_LINE_BYTES) {
+      return yield* ReflexError.make(
+        "invalid-import",
+        `${where}: line is ${bytes} bytes; at most ${MAX_LINE_BYTES} (refused before parsing)`,
+        { line: i + 1, limit: MAX_LINE_BYTES }
+      )
+    }
+    const problem = StrictJson.scan(raw, MAX_DEPTH)
+    if (problem !== undefined) {
+      return yield* ReflexError.make(
+        "invalid-import",
+        problem._tag === "Depth"
+          ? `${where}: nested deeper than ${problem.limit} levels`
+          : `${where}: duplicate key ${JSON.stringify(problem.key)}`,
+        { line: i + 1 }
+      )
     }
     let json: unknown
     try {
@@ -114,7 +164,26 @@ export const parse = Effect.fn("Import.parse")(function*(
     if (Either.isLeft(example)) {
       return yield* ReflexError.make("invalid-import", `${where}: ${example.left}`, { line: i + 1 })
     }
-    out.push({ ...example.right, line: i + 1, id: line.id, label: line.label, weight: line.weight ?? 1 })
+    const parsed: ParsedLine = {
+      ...example.right,
+      line: i + 1,
+      id: line.id,
+      label: line.label,
+      weight: line.weight ?? 1
+    }
+    // An id names one example per head: repeating it is idempotent only when nothing differs.
+    const key = `${parsed.head}\0${parsed.id}`
+    const first = seen.get(key)
+    if (first !== undefined) {
+      if (sameExample(first, parsed)) continue
+      return yield* ReflexError.make(
+        "invalid-import",
+        `${where}: id ${JSON.stringify(parsed.id)} repeats line ${first.line} with a different example`,
+        { line: i + 1, first: first.line }
+      )
+    }
+    seen.set(key, parsed)
+    out.push(parsed)
   }
   return out
 })

@@ -14,6 +14,7 @@ import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Features from "@steward/reflex-core/Features"
+import * as Import from "@steward/reflex-core/Import"
 import * as ReflexConfig from "@steward/reflex-core/ReflexConfig"
 import type * as ReflexError from "@steward/reflex-core/ReflexError"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
@@ -24,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { cannotRun, type CommandFailure, NegativeResult, refused } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
@@ -258,6 +260,7 @@ const decideWith = (
           certified: result.certified,
           held: result.held,
           acts: result.acts,
+          why: result.why,
           custom: result.custom
         }
       yield* Output.result(json, doc, Render.decision)
@@ -427,6 +430,59 @@ const readText = (file: string, max: number) =>
     })
   })
 
+/**
+ * Read an import file boundedly: a regular file of at most 64 MiB, streamed in 64 KiB chunks, and
+ * refused as soon as one line runs past `Import.MAX_LINE_BYTES` — before that line (or the rest of
+ * the file) is read, decoded or parsed.
+ */
+const readImport = (file: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
+    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
+    if (Number(info.size) > maxImportBytes) {
+      return yield* cannotRun("invalid-input", `${file}: larger than ${maxImportBytes} bytes`, { file })
+    }
+    const chunks: Array<Uint8Array> = []
+    let line = 1
+    let run = 0
+    yield* fs.stream(file, { chunkSize: FileSystem.KiB(64) }).pipe(
+      Stream.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })),
+      Stream.runForEach((chunk) =>
+        Effect.suspend(() => {
+          let at = 0
+          for (;;) {
+            const nl = chunk.indexOf(10, at)
+            run += (nl < 0 ? chunk.length : nl) - at
+            if (run > Import.MAX_LINE_BYTES) {
+              return Effect.fail(cannotRun(
+                "invalid-import",
+                `${file}:${line}: line is longer than ${Import.MAX_LINE_BYTES} bytes (refused before parsing)`,
+                { file, line, limit: Import.MAX_LINE_BYTES }
+              ))
+            }
+            if (nl < 0) break
+            line++
+            run = 0
+            at = nl + 1
+          }
+          chunks.push(chunk)
+          return Effect.void
+        })
+      )
+    )
+    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+    let offset = 0
+    for (const c of chunks) {
+      bytes.set(c, offset)
+      offset += c.length
+    }
+    return yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
+    })
+  })
+
 const importCommand = Command.make(
   "import",
   {
@@ -439,7 +495,7 @@ const importCommand = Command.make(
   },
   ({ dryRun, file, json, reflex, stateDir }) =>
     Effect.flatMap(
-      readText(file, maxImportBytes),
+      readImport(file),
       (content) =>
         run(stateDir, (reflexes) =>
           Effect.flatMap(reflexes.importHistory(reflex, content, { dryRun, file }), (r) =>

@@ -36,6 +36,8 @@ export const status = (rows: ReadonlyArray<Reflexes.Status>): string =>
         `${s.reflex}.${h.head}`,
         `mode ${h.mode}, ${h.labels} labels (${h.positives} positive), threshold ${h.threshold}`
       ])
+      // what the mode means now: `auto` is "watching until certified" until a certificate lands
+      lines.push(["  standing", h.standing.replace(/^[a-z]+: /, "")])
       if (h.metrics !== null) {
         lines.push([
           "  live",
@@ -89,6 +91,7 @@ export const decision = (doc: any): string => {
         doc.held ? ", held back" : ""
       }${doc.vetoed ? ", vetoed" : ""})`
     ],
+    ["why", doc.why],
     ["params", `generation ${doc.paramsVersion}`],
     ["program", `${doc.program}${doc.custom ? " (custom)" : ""}`],
     ["receipt", doc.receipt],
@@ -170,7 +173,9 @@ export const importReport = (r: Reflexes.ImportReport): string => {
   for (const c of r.certificates) {
     lines.push(
       `${r.reflex}.${c.head}: ${
-        c.certified ? "would certify" : "would not certify"
+        r.dryRun
+          ? (c.certified ? "would certify" : "would not certify")
+          : (c.certified ? "certified" : "not certified")
       } at ${c.threshold} (fired ${c.fired}, precision ${pct(c.precision)}, lower ${pct(c.lower)}) — ${c.reason}`
     )
   }

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Import from "../../Import.js"
 import * as Learning from "../../Learning.js"
 import * as Params from "../../Params.js"
+import * as ReflexError from "../../ReflexError.js"
 import type { ImportReport } from "../../Reflexes.js"
 import type { Observation } from "../../ReflexLedger.js"
 import { clip, importId } from "../../ReflexLedger.js"
@@ -152,7 +153,23 @@ export const importHistory = (ctx: EngineContext) =>
       } satisfies Observation,
       labels: [{ head: x.head, label: x.label, weight: x.weight, source: "import" }]
     }))
-    const inserted = yield* ctx.ledger.importRows(reflex, rows, now)
+    const file = opts?.file ?? "import"
+    const inserted = yield* ctx.ledger.importRows(reflex, rows, now).pipe(
+      Effect.mapError((e) => {
+        // a stored id that is another example: name the line that repeats it
+        const observation = (e.details as { readonly observation?: unknown } | undefined)?.observation
+        const at = rows.findIndex((r) => r.observation.id === observation)
+        if (e.code !== "invalid-import" || at < 0) return e
+        const line = lines[at]!
+        return ReflexError.make(
+          "invalid-import",
+          `${file}:${line.line}: id ${JSON.stringify(line.id)} is already stored with a different ${
+            (e.details as { readonly conflict?: string }).conflict ?? "example"
+          } (an identical line is skipped)`,
+          { line: line.line }
+        )
+      })
+    )
     if (opts?.learn === false) {
       const report: ImportReport = {
         reflex,

@@ -18,7 +18,7 @@ import type {
   StoredGeneration,
   Trial
 } from "../../ReflexLedger.js"
-import { clip, MAX_GENERATIONS, MAX_OBSERVATIONS } from "./common.js"
+import { clip, importConflict, MAX_GENERATIONS, MAX_OBSERVATIONS } from "./common.js"
 
 interface MemoryLabel extends HeadLabel {
   readonly observation: string
@@ -36,6 +36,8 @@ export const makeMemory = (options: LedgerOptions = {}) =>
     const labels = new Map<string, MemoryLabel>()
     const trials = new Map<string, Trial>()
     const certificates = new Map<string, StoredCertificate>()
+    const labeled = new Set<string>()
+    const counts = new Map<string, number>()
     let seq = 0
     const key = (a: string, b: string) => `${a}\0${b}`
 
@@ -50,25 +52,30 @@ export const makeMemory = (options: LedgerOptions = {}) =>
         }
         seq++
         labels.set(k, { ...l, source: clip(l.source, 48), observation, reflex, atMs, seq })
+        labeled.add(observation)
         applied.push(true)
       }
       return applied
     }
 
-    const retain = (reflex: string) => {
-      const mine = [...observations.values()].filter((o) => o.reflex === reflex)
-      const excess = mine.length - maxObservations
-      if (excess <= 0) return
-      const labeled = new Set([...labels.values()].map((l) => l.observation))
-      const order = mine.sort((a, b) => (Number(labeled.has(a.id)) - Number(labeled.has(b.id))) || a.atMs - b.atMs)
-      for (const o of order.slice(0, excess)) observations.delete(o.id)
-      for (const [k, l] of labels) if (!observations.has(l.observation)) labels.delete(k)
+    // As in SQL: past the cap, the oldest unlabeled observations go, down to 1% under the cap, in
+    // one batch; labeled observations are never dropped (ADR 0407).
+    const retain = (reflex: string, keep = "") => {
+      const count = counts.get(reflex) ?? 0
+      if (count <= maxObservations) return
+      const target = maxObservations - Math.floor(maxObservations / 100)
+      const unlabeled = [...observations.values()].filter((o) =>
+        o.reflex === reflex && !labeled.has(o.id) && o.id !== keep
+      )
+      const order = unlabeled.sort((a, b) => a.atMs - b.atMs)
+      for (const o of order.slice(0, count - target)) observations.delete(o.id)
+      counts.set(reflex, count - Math.min(order.length, count - target))
     }
 
     const insert = (o: Observation): boolean => {
       if (observations.has(o.id)) return false
       observations.set(o.id, { ...o, subject: clip(o.subject, 200), gate: clip(o.gate, 32) })
-      retain(o.reflex)
+      counts.set(o.reflex, (counts.get(o.reflex) ?? 0) + 1)
       return true
     }
 
@@ -134,7 +141,12 @@ export const makeMemory = (options: LedgerOptions = {}) =>
           dropTrials(reflex)
           return Effect.void
         }),
-      record: (observation) => Effect.sync(() => insert(observation)),
+      record: (observation) =>
+        Effect.sync(() => {
+          const inserted = insert(observation)
+          if (inserted) retain(observation.reflex, observation.id)
+          return inserted
+        }),
       observation: (id) => Effect.sync(() => Option.fromNullable(observations.get(id))),
       latest: (reflex, subject) =>
         Effect.sync(() => {
@@ -204,7 +216,21 @@ export const makeMemory = (options: LedgerOptions = {}) =>
           return true
         }),
       importRows: (reflex, rows, atMs) =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
+          // all or nothing: every stored id must be the same example before anything is written
+          for (const row of rows) {
+            const stored = observations.get(row.observation.id)
+            if (stored === undefined) continue
+            const label = labels.get(key(stored.id, stored.head))
+            const conflict = importConflict(row, {
+              id: stored.id,
+              features: JSON.stringify(stored.features),
+              label: label === undefined ? null : label.label ? 1 : 0,
+              weight: label?.weight ?? null,
+              source: label?.source ?? null
+            })
+            if (conflict !== undefined) return Effect.fail(conflict)
+          }
           let inserted = 0
           for (const row of rows) {
             if (!insert(row.observation)) continue
@@ -212,7 +238,8 @@ export const makeMemory = (options: LedgerOptions = {}) =>
             applyLabels(reflex, row.observation.id, row.labels, atMs)
           }
           dropTrials(reflex)
-          return inserted
+          if (inserted > 0) retain(reflex)
+          return Effect.succeed(inserted)
         })
     }
     return service

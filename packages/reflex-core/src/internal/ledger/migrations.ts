@@ -40,6 +40,15 @@ export const migrations = Migrator.fromRecord({
       SELECT reflex, COUNT(*) FROM reflex_observations GROUP BY reflex`
     // labels take `seq = max(seq) + 1` globally: keep that an index lookup
     yield* sql`CREATE INDEX IF NOT EXISTS reflex_labels_global_seq ON reflex_labels (seq)`
+  }),
+  // Retention drops the oldest unlabeled observations: a flag kept with the labels and an index
+  // that finds them in order, so a write at the cap costs what it drops (ADR 0407).
+  "0003_retention_index": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE reflex_observations ADD COLUMN labeled INTEGER NOT NULL DEFAULT 0`
+    yield* sql`UPDATE reflex_observations SET labeled = 1 WHERE id IN (SELECT observation FROM reflex_labels)`
+    yield* sql`CREATE INDEX IF NOT EXISTS reflex_observations_retention ON reflex_observations (reflex, labeled, at_ms)`
+    yield* sql`CREATE INDEX IF NOT EXISTS reflex_labels_observation ON reflex_labels (observation)`
   })
 })
 

@@ -14,7 +14,7 @@ import { replaces } from "../../Labels.js"
 import type { Example } from "../../Learning.js"
 import * as ReflexError from "../../ReflexError.js"
 import type { HeadStats, LedgerOptions, Observation, Service, StoredGeneration } from "../../ReflexLedger.js"
-import { clip, MAX_GENERATIONS, MAX_OBSERVATIONS } from "./common.js"
+import { clip, importConflict, MAX_GENERATIONS, MAX_OBSERVATIONS, type StoredImport } from "./common.js"
 import { migrate } from "./migrations.js"
 
 const ObservationRow = Schema.Struct({
@@ -157,6 +157,10 @@ export const makeSql = (options: LedgerOptions = {}) =>
           }
           applied.push(true)
         }
+        // retention never drops a labeled observation: the flag keeps that an index lookup
+        if (applied.includes(true)) {
+          yield* sql`UPDATE reflex_observations SET labeled = 1 WHERE id = ${observation} AND labeled = 0`
+        }
         return applied
       })
 
@@ -167,20 +171,26 @@ export const makeSql = (options: LedgerOptions = {}) =>
 
     // The per-reflex observation count lives in `reflex_counts` (kept in the same transactions), so
     // the retention check is one primary-key read instead of a scan.
-    const retain = (reflex: string) =>
+    // Past the cap, drop the oldest unlabeled observations down to the low-water mark in one batch
+    // (1% under the cap), found through the (reflex, labeled, at_ms) index: a write costs what it
+    // drops, not a sort of the ledger. Labeled observations are never dropped, nor the one just
+    // recorded (ADR 0407).
+    const retain = (reflex: string, keep = "") =>
       Effect.gen(function*() {
         const [row] = yield* sql<{ n: number }>`SELECT observations AS n FROM reflex_counts WHERE reflex = ${reflex}`
-        const excess = (row?.n ?? 0) - maxObservations
-        if (excess <= 0) return
-        yield* sql`DELETE FROM reflex_observations WHERE id IN (
-        SELECT o.id FROM reflex_observations o
-        WHERE o.reflex = ${reflex}
-        ORDER BY EXISTS (SELECT 1 FROM reflex_labels l WHERE l.observation = o.id), o.at_ms
-        LIMIT ${excess})`
-        yield* sql`UPDATE reflex_counts SET observations = (SELECT COUNT(*) FROM reflex_observations WHERE reflex = ${reflex})
-        WHERE reflex = ${reflex}`
-        yield* sql`DELETE FROM reflex_labels WHERE reflex = ${reflex}
-        AND observation NOT IN (SELECT id FROM reflex_observations)`
+        const count = Number(row?.n ?? 0)
+        if (count <= maxObservations) return
+        const target = maxObservations - Math.floor(maxObservations / 100)
+        const dropped = yield* sql<{ id: string }>`SELECT id FROM reflex_observations
+          WHERE reflex = ${reflex} AND labeled = 0 AND id <> ${keep}
+          ORDER BY at_ms, ${insertionOrder} LIMIT ${count - target}`
+        if (dropped.length === 0) return
+        for (let i = 0; i < dropped.length; i += 400) {
+          const ids = dropped.slice(i, i + 400).map((d) => d.id)
+          yield* sql`DELETE FROM reflex_observations WHERE ${sql.in("id", ids)}`
+        }
+        yield* sql`UPDATE reflex_counts SET observations = reflex_counts.observations - ${dropped.length}
+          WHERE reflex = ${reflex}`
       })
 
     const insertObservation = (o: Observation) =>
@@ -248,7 +258,7 @@ export const makeSql = (options: LedgerOptions = {}) =>
           "record an observation",
           Effect.gen(function*() {
             const inserted = yield* insertObservation(observation)
-            if (inserted) yield* retain(observation.reflex)
+            if (inserted) yield* retain(observation.reflex, observation.id)
             return inserted
           }),
           true
@@ -383,13 +393,24 @@ export const makeSql = (options: LedgerOptions = {}) =>
           "import history",
           Effect.gen(function*() {
             // Batched: find the ids already stored, insert the new observations and their labels
-            // in multi-row statements (a new observation has no labels yet).
+            // in multi-row statements (a new observation has no labels yet). A stored id is
+            // idempotent only when it is the same example; a different one is refused.
             const chunk = 400
             const existing = new Set<string>()
             for (let i = 0; i < rows.length; i += chunk) {
-              const ids = rows.slice(i, i + chunk).map((r) => r.observation.id)
-              const found = yield* sql<{ id: string }>`SELECT id FROM reflex_observations WHERE ${sql.in("id", ids)}`
-              for (const f of found) existing.add(f.id)
+              const part = rows.slice(i, i + chunk)
+              const found = yield* sql<StoredImport>`SELECT o.id AS id, o.features AS features, l.label AS label,
+                l.weight AS weight, l.source AS source
+                FROM reflex_observations o LEFT JOIN reflex_labels l ON l.observation = o.id AND l.head = o.head
+                WHERE ${sql.in("o.id", part.map((r) => r.observation.id))}`
+              const byId = new Map(found.map((f) => [f.id, f]))
+              for (const row of part) {
+                const stored = byId.get(row.observation.id)
+                if (stored === undefined) continue
+                const conflict = importConflict(row, stored)
+                if (conflict !== undefined) return yield* conflict
+                existing.add(stored.id)
+              }
             }
             const fresh: Array<(typeof rows)[number]> = []
             for (const row of rows) {
@@ -412,7 +433,8 @@ export const makeSql = (options: LedgerOptions = {}) =>
                   params_version: o.paramsVersion,
                   program: o.program,
                   receipt: o.receipt,
-                  at_ms: o.atMs
+                  at_ms: o.atMs,
+                  labeled: 1
                 }))
                 yield* sql`INSERT INTO reflex_observations ${sql.insert(values)}`
               }

@@ -1,0 +1,80 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { runCli } from "./harness.js"
+
+// Decisions explain themselves (issue 15 item 5).
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-reflex-explain-"))
+const SHORT = "Parser updated. Next, I'll wire the CLI:"
+
+const decide = (state: string, text: string, ...flags: Array<string>) =>
+  runCli(["reflex", "decide", "settle", "--text", text, "--state-dir", state, ...flags])
+
+describe("steward reflex: decisions say why they do not act", () => {
+  it.live("vetoed by cue class; not certified yet with fires and precision; mode observe", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const vetoed = yield* decide(
+        state,
+        "Tests pass. Want me to wire the payment to the vendor now?",
+        "--tool-calls",
+        "20",
+        "--json"
+      )
+      assert.strictEqual(vetoed.exitCode, 0, vetoed.stderr)
+      assert.strictEqual(vetoed.json().decision.category, "confirm")
+      assert.strictEqual(vetoed.json().why, "does not act: risk: the turn mentions 'payment'")
+      const text = yield* decide(
+        state,
+        "Tests pass. Want me to wire the payment to the vendor now?",
+        "--tool-calls",
+        "20"
+      )
+      assert.match(text.stdout, /why\s+does not act: risk: the turn mentions 'payment'/)
+      const short = yield* decide(state, SHORT, "--tool-calls", "60", "--json")
+      assert.strictEqual(short.json().decision.category, "stopped_short")
+      assert.strictEqual(
+        short.json().why,
+        "does not act: not certified yet: no labeled history (0 of the 30 fires needed)"
+      )
+      fs.writeFileSync(
+        path.join(state, "config.json"),
+        JSON.stringify({ extensions: { reflexes: { settle: "observe" } } })
+      )
+      const observe = yield* decide(state, SHORT, "--tool-calls", "60", "--json")
+      assert.strictEqual(
+        observe.json().why,
+        "does not act: settle.unfinished is in mode observe (decide and record only)"
+      )
+    }))
+
+  it.live("status says watching until certified; import says would certify, then certified", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const before = yield* runCli(["reflex", "status", "settle", "--state-dir", state])
+      assert.match(before.stdout, /standing\s+watching until certified \(no labeled history/)
+      const file = path.join(state, "history.jsonl")
+      fs.writeFileSync(
+        file,
+        Array.from(
+          { length: 400 },
+          (_, i) => JSON.stringify({ id: `l${i}`, text: SHORT, label: i % 10 !== 0, tool_calls: 60 })
+        )
+          .join("\n")
+      )
+      const dry = yield* runCli(["reflex", "import", "settle", file, "--dry-run", "--state-dir", state])
+      assert.strictEqual(dry.exitCode, 0, dry.stderr)
+      assert.match(dry.stdout, /settle\.unfinished: would certify at/)
+      const real = yield* runCli(["reflex", "import", "settle", file, "--state-dir", state])
+      assert.match(real.stdout, /settle\.unfinished: certified at/)
+      assert.notMatch(real.stdout, /would/)
+      const after = yield* runCli(["reflex", "status", "settle", "--json", "--state-dir", state])
+      const head = after.json()[0].heads.find((h: any) => h.head === "unfinished")
+      assert.match(head.standing, /^auto: certified at /)
+      const confirm = after.json()[0].heads.find((h: any) => h.head === "confirm")
+      assert.match(confirm.standing, /^auto: watching until certified \(fired /)
+      assert.match(confirm.standing, /of the 30 needed, precision .* against the floor 0\.85\)$/)
+    }))
+})

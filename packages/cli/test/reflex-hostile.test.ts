@@ -1,0 +1,91 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { runCli } from "./harness.js"
+
+// Hostile import files (issue 16): each refused at the boundary with its line, exit 2, nothing stored.
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-reflex-hostile-"))
+const line = (id: string, text: string, label = true) => JSON.stringify({ id, text, label, tool_calls: 3 })
+
+const importFile = (state: string, name: string, content: string | Buffer, ...flags: Array<string>) =>
+  Effect.gen(function*() {
+    const file = path.join(state, name)
+    fs.writeFileSync(file, content)
+    const run = yield* runCli(["reflex", "import", "settle", file, "--json", "--state-dir", state, ...flags])
+    return { file, run }
+  })
+
+const observed = (state: string) =>
+  Effect.map(runCli(["reflex", "status", "settle", "--json", "--state-dir", state]), (r) => r.json()[0].observed)
+
+const refused = (run: { readonly exitCode: number; readonly errorJson: () => any }, where: string, text: string) => {
+  assert.strictEqual(run.exitCode, 2)
+  const error = run.errorJson().error
+  assert.strictEqual(error.code, "invalid-input")
+  assert.strictEqual(error.reason, "invalid-import")
+  assert.include(error.message, where)
+  assert.include(error.message, text)
+}
+
+describe("steward reflex import: hostile files", () => {
+  it.live("a lone surrogate in an id is refused at the boundary, naming the line", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const { file, run } = yield* importFile(
+        state,
+        "surrogate.jsonl",
+        `${line("ok", "done")}\n{"id":"bad\\ud800","text":"done","label":true}\n`
+      )
+      refused(run, `${file}:2`, "lone surrogate")
+      assert.strictEqual(yield* observed(state), 0)
+    }))
+
+  it.live("duplicate JSON keys are an error naming the key and the line", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const { file, run } = yield* importFile(state, "dup.jsonl", `{"id":"a","text":"x","label":true,"label":false}\n`)
+      refused(run, `${file}:1`, `duplicate key "label"`)
+      assert.strictEqual(yield* observed(state), 0)
+    }))
+
+  it.live("a line nested 100,000 deep fails with its line number", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const deep = "[".repeat(100_000) + "]".repeat(100_000)
+      const { file, run } = yield* importFile(state, "deep.jsonl", `${line("a", "x")}\n${deep}\n`)
+      refused(run, `${file}:2`, "nested deeper than 32")
+      assert.strictEqual(yield* observed(state), 0)
+    }))
+
+  it.live("a 60 MB single line is refused by the line bound before it is parsed", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const huge = Buffer.alloc(60 * 1024 * 1024, "a")
+      huge.write(`{"id":"a","text":"`, 0)
+      const { file, run } = yield* importFile(state, "huge.jsonl", huge)
+      refused(run, `${file}:1`, "longer than 1048576 bytes (refused before parsing)")
+      fs.rmSync(file)
+      assert.strictEqual(yield* observed(state), 0)
+    }))
+
+  it.live("a conflicting duplicate id is an error; an identical one is idempotent", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const same = yield* importFile(state, "same.jsonl", `${line("a", "done")}\n${line("a", "done")}\n`)
+      assert.strictEqual(same.run.exitCode, 0, same.run.stderr)
+      assert.strictEqual(same.run.json().inserted, 1)
+      const inFile = yield* importFile(state, "conflict.jsonl", `${line("b", "done")}\n${line("b", "done", false)}\n`)
+      refused(inFile.run, `${inFile.file}:2`, `id "b" repeats line 1 with a different example`)
+      // against the ledger: the whole file is refused, its new lines included
+      const stored = yield* importFile(state, "stored.jsonl", `${line("c", "new")}\n${line("a", "other text")}\n`)
+      refused(stored.run, `${stored.file}:2`, `id "a" is already stored with a different text`)
+      assert.strictEqual(yield* observed(state), 1)
+      const relabel = yield* importFile(state, "relabel.jsonl", line("a", "done", false))
+      refused(relabel.run, `${relabel.file}:1`, "already stored with a different label")
+      const again = yield* importFile(state, "again.jsonl", line("a", "done"))
+      assert.strictEqual(again.run.exitCode, 0, again.run.stderr)
+      assert.strictEqual(again.run.json().inserted, 0)
+    }))
+})
