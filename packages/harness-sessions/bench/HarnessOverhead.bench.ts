@@ -12,11 +12,13 @@
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
 import { NodeContext } from "@effect/platform-node"
+import { Evidence, Governance, Responder, Rule } from "@steward/governance-rules"
 import { Effect, Layer, ManagedRuntime, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, bench, describe } from "vitest"
+import * as Event from "../src/Event.js"
 import * as EventStore from "../src/EventStore.js"
 import * as Session from "../src/Session.js"
 import * as Tools from "../src/Tools.js"
@@ -86,4 +88,41 @@ const oneRun = (calls: number) => {
 describe("harness overhead per tool call (memory store, stub model, noop tool)", () => {
   bench("a run with no tool call (the per-run fixed cost)", () => oneRun(0))
   bench(`a run with ${CALLS} tool calls`, () => oneRun(CALLS))
+})
+
+// The floor: the chokepoint's parts composed by hand for one call (decode the input, authorize
+// through the governance gate, execute, commit tool.call / approval / tool.result in one step).
+const floor = ManagedRuntime.make(
+  Layer.mergeAll(
+    EventStore.layerMemory,
+    Governance.layerFrom({
+      level: "execute",
+      workspace,
+      rules: [Rule.make({ id: "bench-noop", action: "mcp", resource: "noop", effect: "allow" })]
+    }).pipe(Layer.provideMerge(Layer.merge(Responder.layerNone, Evidence.layerMemory)))
+  ).pipe(Layer.orDie)
+)
+afterAll(() => floor.dispose())
+await floor.runPromise(Effect.flatMap(EventStore.EventStore, (store) => store.create("floor", {})))
+let floorCall = 0
+
+describe("the same call composed by hand (lower bound for the chokepoint)", () => {
+  bench("decode + authorize + execute + commit 3 events", () =>
+    floor.runPromise(Effect.gen(function*() {
+      const id = `c${floorCall++}`
+      const input = yield* Tools.decodeInput(noop, { n: 1 })
+      const context = { workspace, runId: "r1", callId: id }
+      const call = noop.governance(input, context)
+      const granted = yield* Effect.flatMap(Governance.Governance, (gate) => gate.authorize(call, { runId: "r1" }))
+      const result = yield* noop.execute(input, context)
+      yield* Effect.flatMap(EventStore.EventStore, (store) =>
+        store.commit("floor", {
+          events: [
+            Event.make("r1", "tool.call", { callId: id, tool: noop.name, input }),
+            Event.make("r1", "approval", { callId: id, by: granted.grantedBy, rule: granted.decision.citation.ruleId }),
+            Event.make("r1", "tool.result", { callId: id, ok: result.ok, output: result.output })
+          ],
+          step: { run: "r1", index: floorCall, result }
+        }))
+    })))
 })
