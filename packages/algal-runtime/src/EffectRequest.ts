@@ -71,11 +71,16 @@ export interface ModelRequest {
   readonly contract: "algal.effect.v1"
   readonly cellId: string
   readonly kind: ModelKind
-  readonly prompt: string
+  /** Absent only for a `decide` cell declared without one. */
+  readonly prompt?: string
   readonly context: Context
   readonly output: Json
   readonly budget: { readonly maxContextBytes: number; readonly maxOutputBytes: number }
   readonly route?: { readonly [key: string]: string }
+  /**
+   * The tools an agent may call this turn: a hint handed to the executor, not part of the
+   * digested request (the original's request carries no `tools`).
+   */
   readonly tools?: ReadonlyArray<string>
   readonly questions?: Json
   readonly recall?: Json
@@ -165,7 +170,14 @@ export const EffectReceiptSchema = Schema.Struct({
  * @category digests
  */
 export const digest = (request: ModelRequest | ToolRequest): string =>
-  Canonical.digestText(Canonical.encodeUnsafe(request))
+  Canonical.digestText(Canonical.encodeUnsafe(digested(request)))
+
+// `tools` on a model request is a hint for the executor, not part of the request's identity.
+const digested = (request: ModelRequest | ToolRequest): ModelRequest | ToolRequest => {
+  if (request.contract !== "algal.effect.v1" || request.tools === undefined) return request
+  const { tools: _, ...rest } = request
+  return rest
+}
 
 /**
  * The canonical bytes of a request (what the executor sees).
@@ -173,7 +185,7 @@ export const digest = (request: ModelRequest | ToolRequest): string =>
  * @since 0.1.0
  * @category digests
  */
-export const canonical = (request: ModelRequest | ToolRequest): string => Canonical.encodeUnsafe(request)
+export const canonical = (request: ModelRequest | ToolRequest): string => Canonical.encodeUnsafe(digested(request))
 
 /**
  * An `EFFECT_UNBOUND` receipt: nothing the host registered may serve the request (`executor:"unbound"`,

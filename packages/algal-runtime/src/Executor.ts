@@ -136,7 +136,9 @@ export const receiptOf = (executor: Executor, requestDigest: string, reply: Repl
     return {
       ...base,
       error: { code: reply.error.code, message: reply.error.message },
-      ...(reply.retryable === false || reply.error.code === "EFFECT_SUSPENDED" || reply.error.code === "EFFECT_UNBOUND"
+      // An executor's own EFFECT_UNBOUND (a scripted executor with no response) stays retryable, as
+      // the original records it; a request no executor serves is recorded by `EffectRequest.unbound`.
+      ...(reply.retryable === false || reply.error.code === "EFFECT_SUSPENDED"
         ? { retryable: false as const }
         : {}),
       ...(reply.wake === undefined ? {} : { wake: reply.wake })
@@ -167,7 +169,7 @@ export const dispatch = (
   const executor = bind(executors, request)
   if (executor === undefined) {
     return Effect.succeed(
-      EffectRequest.unbound(digest, `no executor is bound for ${request.kind} cell ${request.cellId}`)
+      EffectRequest.unbound(digest, "no host-admitted executor for this request")
     )
   }
   return executor.execute(request, digest).pipe(
@@ -284,7 +286,8 @@ const scriptedReply = (value: Json): Reply => {
  * The scripted executor (tests, fixtures, CLI `--responses`): serves every effect kind on every
  * route. Lookup is by request digest first, then by cell id; an array is a queue shared by every
  * request with that key (consumed in issue order); a missing or exhausted key is
- * `EFFECT_UNBOUND "no scripted response for cell <id>"`. Each call to `scripted` has fresh queues.
+ * `EFFECT_UNBOUND "no scripted response for cell \"<id>\" (digest <digest>)"` (retryable, as the
+ * original records it). Each call to `scripted` has fresh queues.
  *
  * @since 0.1.0
  * @category executors
@@ -308,8 +311,10 @@ export const scripted = (responses: Responses, name = "scripted"): Executor => {
         const value = take(digest) ?? take(request.cellId)
         return value === undefined
           ? {
-            error: { code: "EFFECT_UNBOUND", message: `no scripted response for cell ${request.cellId}` },
-            retryable: false
+            error: {
+              code: "EFFECT_UNBOUND",
+              message: `no scripted response for cell ${JSON.stringify(request.cellId)} (digest ${digest})`
+            }
           }
           : scriptedReply(value)
       })
@@ -372,7 +377,7 @@ export const managed = (answer?: Answer): Executor =>
             retryable: false
           }
         }
-        if (Buffer.byteLength(request.prompt, "utf8") > 8192) {
+        if (Buffer.byteLength(request.prompt ?? "", "utf8") > 8192) {
           return {
             error: { code: "EFFECT_UNBOUND", message: "managed executor prompt exceeds 8192 bytes" },
             retryable: false
@@ -382,7 +387,7 @@ export const managed = (answer?: Answer): Executor =>
         return {
           error: { code: "EFFECT_SUSPENDED", message: `awaiting a response for ${request.cellId}` },
           retryable: false,
-          wake: { digest, prompt: request.prompt }
+          wake: { digest, prompt: request.prompt ?? "" }
         }
       })
   })

@@ -255,7 +255,8 @@ export interface AgentCell {
   readonly id: string
   readonly kind: "agent" | "classifier" | "gate" | "decide"
   readonly inputs?: Readonly<Record<string, PortDecl>>
-  readonly prompt: string
+  /** Required on every model cell but `decide` (whose questions carry the instructions). */
+  readonly prompt?: string
   readonly view: View
   readonly output?: OutputContract
   readonly questions?: { readonly [name: string]: Json }

@@ -150,7 +150,7 @@ export const drive = <A>(
         // The synchronous runtime has no executors: nothing may serve a model call.
         reply = EffectRequest.unbound(
           op.digest,
-          `no executor is bound for ${op.request.kind} cell ${op.request.cellId}`
+          "no host-admitted executor for this request"
         )
         break
       case "tool":

@@ -124,3 +124,11 @@ export * as Controller from "./Controller.js"
 
 // The @effect/ai executor is not re-exported here: `@effect/ai` is an optional peer, so it is
 // reached only through its own entry point, `@steward/algal-runtime/LanguageModelExecutor`.
+
+/**
+ * Conformance against published outputs of an ALGAL implementation: run a JSONL corpus of cases
+ * and tally the agreement per category (expr, malformed, organisms, fixtures, effects).
+ *
+ * @since 0.1.0
+ */
+export * as Conformance from "./Conformance.js"

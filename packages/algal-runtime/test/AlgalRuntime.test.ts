@@ -175,13 +175,13 @@ describe("AlgalRuntime", () => {
       assert.strictEqual(result.outcome, "failed")
       assert.deepStrictEqual(result.receipt.failure, {
         code: "EFFECT_UNBOUND",
-        message: "no executor is bound for classifier cell route",
+        message: "no host-admitted executor for this request",
         path: "triage/route"
       })
       assert.deepStrictEqual(result.receipt.cells["triage/ticket"]!.outputs, { text: "it crashes" })
       assert.deepStrictEqual(result.receipt.cells.triage!.failure, {
         code: "EFFECT_UNBOUND",
-        message: "no executor is bound for classifier cell route"
+        message: "no host-admitted executor for this request"
       })
     }).pipe(
       Effect.provide(Layer.suspend(() => {

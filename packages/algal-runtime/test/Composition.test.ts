@@ -178,7 +178,7 @@ describe("composition cells (organism, repeat, each)", () => {
     if (!result.ok) return
     assert.deepStrictEqual(result.result.receipt.failure, {
       code: "EFFECT_UNBOUND",
-      message: "no executor is bound for agent cell researcher",
+      message: "no host-admitted executor for this request",
       path: "map/i0/researcher"
     })
   })

@@ -156,6 +156,8 @@ describe("algal.effect.v1 requests", () => {
         edge("in.t", "d.t"),
         edge("j.out", "sink.value", { on: "fail" })
       ])
+      // a score answer carries its score, confidence and probabilities (the derived answer contract)
+      const answer = { score: 3, confidence: 0.8, probabilities: { "3": 0.8 } }
       const out = yield* run(m, { in: { t: "x" } }, { j: { m: 1 }, c: "zzz", x: 42, d: { answers: {} } })
       assert.deepStrictEqual(out.receipt.cells.j!.failure, {
         code: "EFFECT_UNPARSEABLE",
@@ -168,10 +170,10 @@ describe("algal.effect.v1 requests", () => {
         j: { n: 1 },
         c: "a",
         x: "fine",
-        d: { answers: { q: { score: 3 } } }
+        d: { answers: { q: answer } }
       })
       assert.strictEqual(ok.outcome, "complete")
-      assert.deepStrictEqual(ok.receipt.cells.d!.outputs, { out: { answers: { q: { score: 3 } } } })
+      assert.deepStrictEqual(ok.receipt.cells.d!.outputs, { out: { answers: { q: answer } } })
     }).pipe(Effect.provide(AlgalRuntime.layer)))
 
   it.effect("classifier shadow commits take and records the model's output as shadowOut", () =>
@@ -261,7 +263,7 @@ describe("tool-call turns", () => {
       const over = yield* run(lookup(), { in: { doc: {} } }, { reader: [call("a"), call("a"), call("a"), "done"] })
       assert.deepStrictEqual(over.receipt.cells.reader!.failure, {
         code: "BUDGET_EXHAUSTED",
-        message: "maxTurns 3 exhausted"
+        message: "cell \"reader\" produced no final output within maxTurns 3"
       })
       // a bad tool input is logged as an error the model can see, not a crash
       const bad = yield* run(lookup(), { in: { doc: {} } }, {
@@ -324,11 +326,11 @@ describe("host authority: executors, route binding, tools, caps", () => {
       assert.strictEqual(out.outcome, "complete")
       assert.deepStrictEqual(out.receipt.cells.g!.failure, {
         code: "EFFECT_UNBOUND",
-        message: "no executor is bound for gate cell g"
+        message: "no host-admitted executor for this request"
       })
       assert.deepStrictEqual(out.receipt.cells.r!.failure, {
         code: "EFFECT_UNBOUND",
-        message: "no executor is bound for agent cell r"
+        message: "no host-admitted executor for this request"
       })
       assert.deepStrictEqual(out.receipt.cells.s!.outputs, { out: "go" })
       assert.deepStrictEqual(out.receipt.effects.map((e: any) => e.executor), ["unbound", "unbound", "local"])
@@ -614,7 +616,9 @@ describe("the @effect/ai LanguageModel executor", () => {
       const out = yield* rt.run(m, { in: { t: "crash" } })
       assert.strictEqual(out.outcome, "complete")
       assert.deepStrictEqual(out.receipt.cells.c!.outputs, { out: "bug" })
-      assert.deepStrictEqual(out.receipt.cells.d!.outputs, { out: { answers: { size: 4 } } })
+      assert.deepStrictEqual(out.receipt.cells.d!.outputs, {
+        out: { answers: { size: { score: 4, confidence: 0.9, probabilities: { "4": 0.9 } } } }
+      })
       assert.deepStrictEqual(out.receipt.cells.w!.outputs, { out: "A fix." })
       const e = out.receipt.effects[0] as EffectRequest.EffectReceipt
       assert.deepStrictEqual(e.usage, { model: "mock-1", tokensIn: 12, tokensOut: 3 })
@@ -627,7 +631,7 @@ describe("the @effect/ai LanguageModel executor", () => {
           p.includes("label it")
             ? " bug\n"
             : p.includes("score it")
-            ? "```json\n{\"answers\":{\"size\":4}}\n```"
+            ? "```json\n{\"answers\":{\"size\":{\"score\":4,\"confidence\":0.9,\"probabilities\":{\"4\":0.9}}}}\n```"
             : "A fix."
         ))),
         AlgalRuntime.layerDeps

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Manifest from "../src/Manifest.js"
+import * as Program from "../src/Program.js"
 import { edge, example, examplesDir, fixturesDir, organism, parseOk, readJson, xcb } from "./helpers.js"
 
 const flipParse = (json: unknown) => Effect.flip(Manifest.parse(json))
@@ -160,11 +161,10 @@ const rejections: ReadonlyArray<readonly [string, unknown, string, string, strin
   [
     "65 cells",
     base(Array.from({ length: 65 }, (_, i) => ({ id: `c${i}`, kind: "input", outputs: {} }))),
-    "BUDGET_EXHAUSTED",
+    "PARSE_FAILED",
     "array count",
     "$.cells"
   ],
-  ["duplicate ids", base([input, input]), "MANIFEST_INVALID", "duplicate cell id", "$.cells[1].id"],
   ["bad id", base([{ ...input, id: "In" }]), "PARSE_FAILED", "kebab-case id", "$.cells[0].id"],
   ["unknown kind", base([{ id: "x", kind: "lambda" }]), "PARSE_FAILED", "unknown cell kind", "$.cells[0].kind"],
   ["unknown cell key", base([{ ...input, prompt: "x" }]), "PARSE_FAILED", "unknown key prompt", "$.cells[0]"],
@@ -261,7 +261,7 @@ const rejections: ReadonlyArray<readonly [string, unknown, string, string, strin
       kind: "input",
       outputs: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`p${i}`, "json"]))
     }]),
-    "BUDGET_EXHAUSTED",
+    "PARSE_FAILED",
     "object count",
     "outputs"
   ],
@@ -450,7 +450,7 @@ const rejections: ReadonlyArray<readonly [string, unknown, string, string, strin
     base([input], [
       edge("in.v", "in.v", { guard: { equals: "a", expr: { contract: "algal.expr.v1", program: true } } })
     ]),
-    "GUARD_INVALID",
+    "PARSE_FAILED",
     "cannot mix",
     "$.edges[0].guard"
   ],
@@ -464,7 +464,7 @@ const rejections: ReadonlyArray<readonly [string, unknown, string, string, strin
   [
     "257 edges",
     base([input], Array.from({ length: 257 }, () => edge("in.v", "in.v"))),
-    "BUDGET_EXHAUSTED",
+    "PARSE_FAILED",
     "array count",
     "$.edges"
   ],
@@ -482,13 +482,23 @@ const rejections: ReadonlyArray<readonly [string, unknown, string, string, strin
         inputs: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`i${i}`, { cell: "in", port: "v" }]))
       }
     }),
-    "BUDGET_EXHAUSTED",
+    "PARSE_FAILED",
     "object count",
     "$.interface.inputs"
   ]
 ]
 
 describe("Manifest.parse rejects every contract violation with a typed error naming the path", () => {
+  // The original rejects duplicate cell ids at compile (MANIFEST_INVALID), not at parse: the
+  // manifest has a digest (conformance corpus, malformed case mal-34).
+  it.effect("duplicate ids", () =>
+    Effect.gen(function*() {
+      const manifest = yield* Manifest.parse(base([input, input]))
+      const error = yield* Effect.flip(Program.compile(manifest))
+      assert.strictEqual(error.code, "MANIFEST_INVALID")
+      assert.include(error.message, "duplicate cell id")
+      assert.include(error.path ?? "", "$.cells[1].id")
+    }))
   for (const [what, json, code, message, where] of rejections) {
     it.effect(what, () =>
       Effect.gen(function*() {

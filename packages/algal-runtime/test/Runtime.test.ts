@@ -261,7 +261,7 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     assert.strictEqual(out.outcome, "failed")
     assert.deepStrictEqual(out.receipt.failure, {
       code: "EFFECT_UNBOUND",
-      message: "no executor is bound for agent cell writer",
+      message: "no host-admitted executor for this request",
       path: "writer"
     })
     // the unbound attempt is recorded (ADR 0310): executor "unbound", retryable:false
@@ -311,15 +311,14 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     )
     assert.strictEqual(out.outcome, "complete")
     const context = "{\"inputs\":{\"t\":\"hi\"},\"turn\":0}"
-    const effect = out.receipt.effects[0] as { requestDigest: string }
+    assert.strictEqual(out.receipt.effects.length, 1)
     assert.deepStrictEqual(out.receipt.cells.ask, {
       status: "failed",
       work: 100 + 500 + context.length,
-      effectDigest: effect.requestDigest,
-      failure: { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell ask" }
+      failure: { code: "EFFECT_UNBOUND", message: "no host-admitted executor for this request" }
     })
     assert.deepStrictEqual(out.receipt.cells.fallback!.outputs, {
-      value: { code: "EFFECT_UNBOUND", message: "no executor is bound for agent cell ask" }
+      value: { code: "EFFECT_UNBOUND", message: "no host-admitted executor for this request" }
     })
   })
 
@@ -415,7 +414,7 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     )
     assert.deepStrictEqual(label.receipt.failure, {
       code: "TYPE_MISMATCH",
-      message: `label "maybe" not declared`,
+      message: `e.out: "maybe" not in declared labels`,
       path: "e"
     })
   })
@@ -429,7 +428,7 @@ describe("Runtime.runSync: examples and scheduling rules", () => {
     )
     assert.deepStrictEqual(out.receipt.failure, {
       code: "GUARD_INVALID",
-      message: "guard expr must return a boolean",
+      message: "guard expr must produce boolean, got number",
       path: "a"
     })
     assert.isUndefined(out.receipt.cells.a)

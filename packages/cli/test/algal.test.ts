@@ -214,7 +214,7 @@ describe("steward algal run/verify", () => {
       assert.strictEqual(receipt.outcome, "failed")
       assert.deepStrictEqual(receipt.failure, {
         code: "EFFECT_UNBOUND",
-        message: "no executor is bound for agent cell writer",
+        message: "no host-admitted executor for this request",
         path: "writer"
       })
       assert.deepStrictEqual(receipt.cells.get.outputs, { data: { a: 1 } })
@@ -246,7 +246,7 @@ describe("steward algal run/verify", () => {
       assert.strictEqual(failed.exitCode, 1)
       assert.deepStrictEqual(failed.json().failure, {
         code: "EFFECT_UNBOUND",
-        message: "no executor is bound for agent cell writer",
+        message: "no host-admitted executor for this request",
         path: "writer"
       })
     }))
@@ -341,7 +341,8 @@ describe("steward algal: hostile input gets a typed error and exit 2, never a cr
       const cells = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, kind: "input", outputs: {} }))
       yield* expectRejected(
         ["algal", "check", "--json", writeJson(dir, "many.json", tiny({ cells }))],
-        "BUDGET_EXHAUSTED"
+        // over 64 cells is a parse error in the original (issue 14 conformance)
+        "PARSE_FAILED"
       )
       const unknown = yield* expectRejected([
         "algal",

@@ -112,12 +112,13 @@ const bool = (v: unknown, path: string): boolean => (typeof v === "boolean" ? v 
 
 const array = (v: unknown, max: number, path: string): ReadonlyArray<unknown> => {
   if (!Array.isArray(v)) return invalid("expected array", path)
-  if (v.length > max) fail("BUDGET_EXHAUSTED", "array count", path)
+  // Count bounds are part of the manifest's shape: the original rejects them at parse.
+  if (v.length > max) fail("PARSE_FAILED", "array count", path)
   return v
 }
 
 const countKeys = (o: Obj, max: number, path: string): void => {
-  if (Object.keys(o).length > max) fail("BUDGET_EXHAUSTED", "object count", path)
+  if (Object.keys(o).length > max) fail("PARSE_FAILED", "object count", path)
 }
 
 const labelList = (v: unknown, path: string): Array<string> => {
@@ -169,7 +170,8 @@ const portDecl = (v: unknown, mode: PortMode, path: string): M.PortDecl | M.Cons
   const type = o.type
   if (typeof type !== "string" || !portTypes.has(type)) return invalid("unknown port type", `${path}.type`)
   const out: { -readonly [K in keyof M.ConstPortDecl]?: M.ConstPortDecl[K] } = { type: type as M.PortType }
-  if (has(o, "optional")) out.optional = bool(o.optional, `${path}.optional`)
+  // `optional: false` is the default and the original's normalized form leaves it out.
+  if (has(o, "optional") && bool(o.optional, `${path}.optional`)) out.optional = true
   if (has(o, "many")) {
     if (mode !== "inputs") invalid("many is only valid on input ports", `${path}.many`)
     out.many = bool(o.many, `${path}.many`)
@@ -427,7 +429,9 @@ const cell = (v: unknown, path: string): M.Cell => {
     case "gate":
     case "decide": {
       withInputs(c, out, path)
-      out.prompt = text(c.prompt, 8192, `${path}.prompt`)
+      // A decide cell's questions carry its instructions, so its prompt is optional (the original
+      // admits a decide cell without one); every other model cell requires a prompt.
+      if (k !== "decide" || has(c, "prompt")) out.prompt = text(c.prompt, 8192, `${path}.prompt`)
       out.view = has(c, "view") ? viewOf(c.view, `${path}.view`) : { inputs: "*" }
       if (has(c, "route")) out.route = routeOf(c.route, `${path}.route`)
       if (has(c, "budget")) out.budget = cellBudget(c.budget, `${path}.budget`, k !== "decide")
@@ -554,12 +558,12 @@ const edge = (v: unknown, path: string): M.Edge => {
     const g = object(o.guard, `${path}.guard`)
     const at = `${path}.guard`
     if (has(g, "expr")) {
-      if (has(g, "equals") || has(g, "field")) fail("GUARD_INVALID", "guard expr cannot mix with equals/field", at)
+      if (has(g, "equals") || has(g, "field")) fail("PARSE_FAILED", "guard expr cannot mix with equals/field", at)
       closed(g, new Set(["expr"]), at)
       out.guard = { expr: exprEnvelope(g.expr, ["value"], `${at}.expr`, "guard expr") }
     } else {
       closed(g, new Set(["equals", "field"]), at)
-      if (!has(g, "equals")) fail("GUARD_INVALID", "guard requires equals or expr", at)
+      if (!has(g, "equals")) fail("PARSE_FAILED", "guard requires equals or expr", at)
       const equals = text(g.equals, 64, `${at}.equals`)
       out.guard = has(g, "field") ? { field: id(g.field, `${at}.field`), equals } : { equals }
     }
@@ -626,16 +630,20 @@ export const normalize = (json: unknown): M.Manifest => {
       inputs: has(i, "inputs") ? interfaceSide(i.inputs, "$.interface.inputs") : {},
       outputs: has(i, "outputs") ? interfaceSide(i.outputs, "$.interface.outputs") : {}
     }
-  } else out.interface = { inputs: {}, outputs: {} }
+  } else {
+    // A manifest without an interface has none in its normalized form (the original writes no
+    // `interface` key, so the digest covers none); code still reads the empty default.
+    Object.defineProperty(out, "interface", {
+      value: { inputs: {}, outputs: {} },
+      enumerable: false,
+      writable: false,
+      configurable: false
+    })
+  }
   if (!has(m, "cells")) invalid("missing cells", "$")
   const rawCells = array(m.cells, 64, "$.cells")
-  const ids = new Set<string>()
-  out.cells = rawCells.map((c, i) => {
-    const parsed = cell(c, `$.cells[${i}]`)
-    if (ids.has(parsed.id)) fail("MANIFEST_INVALID", `duplicate cell id ${parsed.id}`, `$.cells[${i}].id`)
-    ids.add(parsed.id)
-    return parsed
-  })
+  // Duplicate cell ids are a compile-stage MANIFEST_INVALID in the original (`Program.compile`).
+  out.cells = rawCells.map((c, i) => cell(c, `$.cells[${i}]`))
   out.edges = has(m, "edges") ? array(m.edges, 256, "$.edges").map((e, i) => edge(e, `$.edges[${i}]`)) : []
   const normalized = Canonical.encode(out)
   if (normalized._tag === "Left") invalid(`normalized manifest is not canonical JSON: ${normalized.left.message}`, "$")

@@ -22,6 +22,8 @@ export type SchemaVersion = 1 | 2 | 3
  * @internal
  */
 export const validateSchema = (schema: unknown, version: SchemaVersion, path: string): void => {
+  // Levels count from the port declaration (level 1), so a v1 schema's root is level 2: the
+  // original rejects root → a → b → c ("nested five levels deep") and accepts one level less.
   const maxLevels = version === 1 ? 4 : 8
   const walk = (s: unknown, level: number, at: string): void => {
     if (!isObj(s)) return invalid("schema must be an object", at)
@@ -77,7 +79,7 @@ export const validateSchema = (schema: unknown, version: SchemaVersion, path: st
       }
     }
   }
-  walk(schema, 1, path)
+  walk(schema, 2, path)
 }
 
 const kindOf = (v: unknown): string => {

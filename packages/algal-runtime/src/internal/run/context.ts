@@ -125,10 +125,18 @@ export const capPattern = /^cap:[a-z][a-z0-9-]{0,63}:sha256:[0-9a-f]{64}$/
 
 /**
  * `check_value`: byte bound, type, labels and schema of one value against a port declaration.
+ * `cell` and `port` label the message of a type or label mismatch (`"c.v: expected text"`), as
+ * the original writes it; schema messages carry no label.
  *
  * @internal
  */
-export const checkValue = (value: Json, decl: Manifest.PortDecl, sizes?: Map<object, number>): Failure | undefined => {
+export const checkValue = (
+  value: Json,
+  decl: Manifest.PortDecl,
+  sizes?: Map<object, number>,
+  cell?: string,
+  port?: string
+): Failure | undefined => {
   let size: number | undefined
   if (sizes !== undefined && value !== null && typeof value === "object") {
     size = sizes.get(value)
@@ -141,39 +149,50 @@ export const checkValue = (value: Json, decl: Manifest.PortDecl, sizes?: Map<obj
     return { code: "BUDGET_EXHAUSTED", message: `value exceeds ${maxValueBytes} bytes` }
   }
   if (decl.many === true) {
-    if (!Array.isArray(value)) return { code: "TYPE_MISMATCH", message: "expected list" }
+    if (!Array.isArray(value)) return labelled(cell, port, "expected list")
     for (const item of value as ReadonlyArray<Json>) {
-      const f = checkOne(item, decl)
+      const f = checkOne(item, decl, cell, port)
       if (f !== undefined) return f
     }
     return undefined
   }
-  return checkOne(value, decl)
+  return checkOne(value, decl, cell, port)
 }
 
 const mismatch = (message: string): Failure => ({ code: "TYPE_MISMATCH", message })
+
+// Built only on failure, so a passing check allocates no label.
+const labelled = (cell: string | undefined, port: string | undefined, message: string): Failure =>
+  mismatch(cell === undefined ? message : `${cell}.${port}: ${message}`)
 
 /**
  * `check_value` without the byte bound, for one value (not a `many` list): type, labels, schema.
  *
  * @internal
  */
-export const checkOne = (value: Json, decl: Manifest.PortDecl): Failure | undefined => {
+export const checkOne = (
+  value: Json,
+  decl: Manifest.PortDecl,
+  cell?: string,
+  port?: string
+): Failure | undefined => {
   switch (decl.type) {
     case "text":
-      return typeof value === "string" ? undefined : mismatch("expected text")
+      return typeof value === "string" ? undefined : labelled(cell, port, "expected text")
     case "choice":
-      if (typeof value !== "string") return mismatch("expected choice label")
+      if (typeof value !== "string") return labelled(cell, port, "expected choice label")
       return decl.labels === undefined || decl.labels.includes(value)
         ? undefined
-        : mismatch(`label ${JSON.stringify(value)} not declared`)
+        : labelled(cell, port, `${JSON.stringify(value)} not in declared labels`)
     case "ref":
-      return typeof value === "string" && digestPattern.test(value) ? undefined : mismatch("expected sha256 reference")
+      return typeof value === "string" && digestPattern.test(value)
+        ? undefined
+        : labelled(cell, port, "expected sha256 reference")
     case "cap":
       return typeof value === "string" && capPattern.test(value) &&
           value.slice(4, 4 + decl.capability!.length + 1) === `${decl.capability}:`
         ? undefined
-        : mismatch(`expected ${decl.capability} capability`)
+        : labelled(cell, port, `expected ${decl.capability} capability`)
     case "json": {
       if (decl.schema === undefined) return undefined
       const message = checkSchema(value, decl.schema as { [k: string]: unknown }, decl.schemaVersion ?? 1)

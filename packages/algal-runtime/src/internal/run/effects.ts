@@ -48,10 +48,48 @@ export const contextOverflow = (what: string, context: Json, maxContextBytes: nu
 export const requestDigest = (request: Record<string, Json>): string =>
   Canonical.digestText(Canonical.encodeUnsafe(request))
 
-/** The output contract a decide request carries: a json record of answers. */
-const decideOutput: Json = {
-  kind: "json",
-  schema: { type: "object", required: ["answers"], properties: { answers: { type: "object" } } }
+/** The answer record each question type asks for (ALGAL typed decisions: `noul`, `choice`, `score`). */
+const answerContract = (type: string): Json => {
+  if (type === "noul") {
+    return { type: "object", required: ["noul"], properties: { type: { type: "string" }, noul: { type: "number" } } }
+  }
+  const field = type === "choice" ? "choice" : "score"
+  return {
+    type: "object",
+    required: [field, "confidence", "probabilities"],
+    properties: {
+      type: { type: "string" },
+      [field]: { type: field === "choice" ? "string" : "number" },
+      confidence: { type: "number" },
+      probabilities: { type: "object" }
+    }
+  }
+}
+
+const decideOutputs = new WeakMap<Manifest.AgentCell, Json>()
+
+/**
+ * The output contract a decide request carries: `{"answers": {name: answer}}` with every declared
+ * question required (in declaration order) and each answer's shape fixed by its question type.
+ */
+const decideOutput = (cell: Manifest.AgentCell): Json => {
+  let output = decideOutputs.get(cell)
+  if (output === undefined) {
+    const questions = (cell.questions ?? {}) as Record<string, { readonly type: string }>
+    const names = Object.keys(questions)
+    const properties: Record<string, Json> = {}
+    for (const name of names) properties[name] = answerContract(questions[name]!.type)
+    output = {
+      kind: "json",
+      schema: {
+        type: "object",
+        required: ["answers"],
+        properties: { answers: { type: "object", required: names, properties } }
+      }
+    }
+    decideOutputs.set(cell, output)
+  }
+  return output
 }
 
 /** @internal */
@@ -63,16 +101,9 @@ export const unparseable = (message: string): Bound => ({ ok: false, failure: { 
 /** `bind_output`: text must be a string; choice a declared label (else `onMiss`); json must match its schema. */
 const bindOutput = (cell: Manifest.AgentCell, value: Json): Bound => {
   if (cell.kind === "decide") {
-    if (!isObj(value) || !isObj((value as Record<string, Json>).answers)) {
-      return unparseable("decide output must be {\"answers\": {…}}")
-    }
-    const answers = (value as { answers: Record<string, Json> }).answers
-    for (const name of Object.keys(cell.questions ?? {})) {
-      if (!Object.prototype.hasOwnProperty.call(answers, name)) {
-        return unparseable(`decide output is missing answer ${name}`)
-      }
-    }
-    return { ok: true, value }
+    const schema = (decideOutput(cell) as { readonly schema: { [k: string]: unknown } }).schema
+    const message = checkSchema(value, schema, 1)
+    return message === undefined ? { ok: true, value } : unparseable(message)
   }
   const output = cell.output ?? { kind: "text" }
   switch (output.kind) {
@@ -81,7 +112,7 @@ const bindOutput = (cell: Manifest.AgentCell, value: Json): Bound => {
     case "choice":
       if (typeof value === "string" && output.labels.includes(value)) return { ok: true, value }
       if (output.onMiss !== undefined) return { ok: true, value: output.onMiss }
-      return unparseable(`output ${truncate(value)} is not one of ${output.labels.join("|")}`)
+      return unparseable(`cell ${JSON.stringify(cell.id)}: output ${truncate(value)} is not a declared label`)
     case "json": {
       const message = checkSchema(value, output.schema as { [k: string]: unknown }, output.schemaVersion ?? 1)
       return message === undefined ? { ok: true, value } : unparseable(message)
@@ -136,7 +167,9 @@ export function* attemptLoop(
     const receipt = (yield {
       op: "effect",
       path,
-      request: request as unknown as EffectRequest.ModelRequest,
+      // The tool names ride to the executor as a hint outside the digested request (the original's
+      // request has no `tools` field); `EffectRequest.digest` leaves them out likewise.
+      request: (tools.length > 0 ? { ...request, tools } : request) as unknown as EffectRequest.ModelRequest,
       digest,
       maxEffectMs
     }) as EffectRequest.EffectReceipt
@@ -238,7 +271,7 @@ export function* activateModel(
   const tools = c.tools ?? []
   const maxTurns = budget.maxTurns ?? (tools.length > 0 ? 8 : 1)
   const attempts = c.retry?.attempts ?? 1
-  const output: Json = c.kind === "decide" ? decideOutput : (c.output ?? { kind: "text" }) as unknown as Json
+  const output: Json = c.kind === "decide" ? decideOutput(c) : (c.output ?? { kind: "text" }) as unknown as Json
   const inputs = viewInputs(c.view, env)
   const extras = viewExtras(c.view, c.id, program, scope)
   const toolLog: Array<Json> = []
@@ -251,19 +284,18 @@ export function* activateModel(
     if (toolLog.length > 0) context.toolLog = compactLog(toolLog.slice(), c.compact)
     const contextBytes = canonicalSize(context, maxContextBytes)
     if (contextBytes > maxContextBytes) {
-      return { ok: false, failure: contextOverflow("context view", context, maxContextBytes), extra: withLog({}) }
+      return { ok: false, failure: contextOverflow("context view", context, maxContextBytes) }
     }
     const request: Record<string, Json> = {
       contract: "algal.effect.v1",
       cellId: c.id,
       kind: c.kind,
-      prompt: c.prompt,
+      ...(c.prompt === undefined ? {} : { prompt: c.prompt }),
       context,
       output,
       budget: { maxContextBytes, maxOutputBytes }
     }
     if (c.route !== undefined) request.route = c.route as Json
-    if (tools.length > 0) request.tools = tools
     if (c.kind === "decide" && c.questions !== undefined) request.questions = c.questions
     digest = requestDigest(request)
     const attempted = yield* attemptLoop(
@@ -281,7 +313,8 @@ export function* activateModel(
       case "suspended":
         return { ok: false, failure: attempted.failure, suspended: true }
       case "fail":
-        return { ok: false, failure: attempted.failure, extra: withLog({ effectDigest: digest }) }
+        // A failed effect cell records neither its request digest nor its tool log (as the original).
+        return { ok: false, failure: attempted.failure }
       case "call": {
         const entry = yield* toolCall(ctx, program, attempted.call, path)
         if (entry === undefined) {
@@ -308,7 +341,9 @@ export function* activateModel(
   }
   return {
     ok: false,
-    failure: { code: "BUDGET_EXHAUSTED", message: `maxTurns ${maxTurns} exhausted` },
-    extra: withLog({ effectDigest: digest })
+    failure: {
+      code: "BUDGET_EXHAUSTED",
+      message: `cell ${JSON.stringify(c.id)} produced no final output within maxTurns ${maxTurns}`
+    }
   }
 }

@@ -73,8 +73,7 @@ export function* activateRecall(
   if (attempted.kind !== "value") {
     return {
       ok: false,
-      failure: attempted.kind === "fail" ? attempted.failure : { code: "INTERNAL", message: "recall tool call" },
-      extra: { effectDigest: digest }
+      failure: attempted.kind === "fail" ? attempted.failure : { code: "INTERNAL", message: "recall tool call" }
     }
   }
   let hits = attempted.value
@@ -91,7 +90,7 @@ export function* activateRecall(
     if (!reranked.ok) {
       return reranked.suspended
         ? { ok: false, failure: reranked.failure, suspended: true }
-        : { ok: false, failure: reranked.failure, extra: { effectDigest } }
+        : { ok: false, failure: reranked.failure }
     }
     hits = reranked.hits
   }

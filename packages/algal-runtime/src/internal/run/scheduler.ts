@@ -31,6 +31,18 @@ import {
   SUSPENDED
 } from "./context.js"
 
+/** The original's name for a value's type in a guard's message (`number`, `text`, `list`, `map`, `null`). */
+const kindOf = (value: Json): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "list"
+    : typeof value === "string"
+    ? "text"
+    : typeof value === "object"
+    ? "map"
+    : typeof value
+
 const guardPasses = (
   ctx: Ctx,
   edge: Program.CompiledEdge,
@@ -51,7 +63,11 @@ const guardPasses = (
       return false
     }
     if (typeof result.value !== "boolean") {
-      fail(ctx, { code: "GUARD_INVALID", message: "guard expr must return a boolean" }, path)
+      fail(
+        ctx,
+        { code: "GUARD_INVALID", message: `guard expr must produce boolean, got ${kindOf(result.value)}` },
+        path
+      )
       return false
     }
     if (ctx.work > ctx.budgets.maxWork) {
@@ -175,7 +191,7 @@ export function* runScope(
       ctx.work += 100
       let result: Activation | undefined
       for (const name of Object.keys(env)) {
-        const f = checkValue(env[name]!, cell.inputs[name]!, ctx.sizes)
+        const f = checkValue(env[name]!, cell.inputs[name]!, ctx.sizes, cell.id, name)
         if (f !== undefined) {
           result = { ok: false, failure: f }
           break
@@ -195,7 +211,7 @@ export function* runScope(
           const decl = Object.prototype.hasOwnProperty.call(cell.outputs, port) ? cell.outputs[port] : undefined
           const f = decl === undefined
             ? { code: "TYPE_MISMATCH" as const, message: `cell ${cell.id} produced undeclared port ${port}` }
-            : checkValue(result.outputs[port]!, decl, ctx.sizes)
+            : checkValue(result.outputs[port]!, decl, ctx.sizes, cell.id, port)
           if (f !== undefined) {
             result = { ok: false, failure: f, ...(result.extra === undefined ? {} : { extra: result.extra }) }
             break

@@ -125,5 +125,5 @@ export function* activateTool(
   const outcome = yield* hostTool(ctx, c.tool, cell.tool!, env, path, c.budget?.maxEffectMs)
   if (outcome.ok) return { ok: true, outputs: outcome.outputs, extra: { effectDigest: outcome.digest } }
   if (outcome.suspended) return { ok: false, failure: outcome.failure, suspended: true }
-  return { ok: false, failure: outcome.failure, extra: { effectDigest: outcome.digest } }
+  return { ok: false, failure: outcome.failure }
 }

@@ -32,6 +32,7 @@ import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
 import * as Expr from "./expr.js"
+import * as Suite from "./suite.js"
 
 /** Largest file the algal commands read (receipts may be large; manifests are bounded by the parser). */
 const maxFileBytes = 64 * 1024 * 1024
@@ -537,6 +538,19 @@ const verify = Command.make(
  * @category commands
  */
 export const command = Command.make("algal").pipe(
-  Command.withDescription("ALGAL organisms: check, digest, canonical, explain, run, resume, verify, replay, expr"),
-  Command.withSubcommands([check, digest, canonical, explain, run, resume, verify, replay, Expr.command])
+  Command.withDescription(
+    "ALGAL organisms: check, digest, canonical, explain, run, resume, verify, replay, expr, suite"
+  ),
+  Command.withSubcommands([
+    check,
+    digest,
+    canonical,
+    explain,
+    run,
+    resume,
+    verify,
+    replay,
+    Expr.command,
+    Suite.make({ readText, readJson, loadManifests })
+  ])
 )
