@@ -50,7 +50,7 @@ export interface Area {
 export const areas: ReadonlyArray<Area> = [
   {
     name: "algal",
-    description: "ALGAL organisms: check, digest, canonical, explain, run, resume, verify, replay, expr",
+    description: "ALGAL organisms: check, digest, canonical, explain, run, resume, verify, replay, expr, suite",
     load: () => import("./commands/algal/index.js").then((m) => m.command)
   },
   {

@@ -26,6 +26,10 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
     "steward algal expr '{\"op\":\"add\",\"args\":[1,2]}'",
     "steward algal expr @program.json --env @env.json --fuel 5000"
   ],
+  "algal suite": [
+    "steward algal suite conformance/organisms.jsonl",
+    "steward algal suite conformance/effects.jsonl --show 3 --json"
+  ],
   "audit": ["steward audit status", "steward audit next --dry-run --project ../service"],
   "audit init": ["steward audit init --project ../service"],
   "audit status": ["steward audit status --json"],

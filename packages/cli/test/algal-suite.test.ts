@@ -73,7 +73,8 @@ describe("steward algal suite", () => {
       fs.appendFileSync(file, "{\"id\": 3}\n")
       const run = yield* runCli(["algal", "suite", file, "--json"])
       assert.strictEqual(run.exitCode, 2)
-      assert.strictEqual(run.errorJson().error.code, "PARSE_FAILED")
-      assert.include(run.errorJson().error.message, "line 2")
+      const error = run.errorJson().error
+      assert.strictEqual(error.reason ?? error.code, "PARSE_FAILED")
+      assert.include(error.message, "line 2")
     }))
 })
