@@ -82,6 +82,11 @@ export const areas: ReadonlyArray<Area> = [
     name: "reflex",
     description: "Route and settle reflexes that prove themselves before they act",
     load: () => import("./commands/reflex/index.js").then((m) => m.command)
+  },
+  {
+    name: "session",
+    description: "Governed agent sessions: run, list, show, events, continue, approve, verify",
+    load: () => import("./commands/session/index.js").then((m) => m.command)
   }
 ]
 

@@ -1,0 +1,184 @@
+/**
+ * Human output of `steward session`: the event stream read as a transcript, with decisions,
+ * citations and approvals on the calls they concern.
+ *
+ * @since 0.1.0
+ */
+import type { Event, Session } from "@steward/harness-sessions"
+import * as Output from "../../Output.js"
+
+const obj = (u: unknown): Record<string, any> =>
+  typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, any> : {}
+
+const clip = (text: string, n = 400): string => {
+  const one = text.replace(/\s+$/g, "")
+  return one.length <= n ? one : `${one.slice(0, n - 1)}…`
+}
+
+const cite = (c: Record<string, any>): string =>
+  c["ruleId"] === null || c["ruleId"] === undefined
+    ? `${c["layer"]} (no rule matched)`
+    : `${c["layer"]} rule ${c["ruleId"]}${
+      c["pattern"] === null || c["pattern"] === undefined ? "" : ` (${c["action"]} ${JSON.stringify(c["pattern"])})`
+    }`
+
+const approval = (a: Record<string, any>): string =>
+  a["by"] === "rule"
+    ? `rule ${a["ruleId"] ?? a["layer"]}`
+    : a["by"] === "person"
+    ? `${a["name"]} at ${new Date(Number(a["at"])).toISOString()}${
+      a["remembered"] ? ` (remembered as ${a["remembered"]})` : ""
+    }`
+    : `reviewer${a["reason"] ? `: ${a["reason"]}` : ""}`
+
+const indent = (text: string, prefix = "      "): string => text.split("\n").map((l) => `${prefix}${l}`).join("\n")
+
+/**
+ * One event as transcript lines (`undefined` for events a person does not need to read).
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const line = (e: Event.SessionEvent): string | undefined => {
+  const d = obj(e.data)
+  switch (e.type) {
+    case "run.start":
+      return `── run ${e.run} (${d["trigger"] ?? "person"})${
+        d["goal"] ? ` goal: ${clip(String(obj(d["goal"])["objective"]), 120)}` : ""
+      }`
+    case "message":
+      return d["role"] === "assistant"
+        ? `model:  ${clip(String(d["text"]), 2000)}`
+        : `${d["role"] === "user" ? "person" : d["role"]}: ${clip(String(d["text"]), 2000)}`
+    case "model.call": {
+      if (d["error"] !== undefined) return `  · model call ${d["n"]} failed: ${d["error"]}`
+      const u = obj(d["usage"])
+      return `  · ${d["for"] === "checker" ? "checker" : "model"} call: ${u["input"] ?? 0} in (${
+        u["cachedInput"] ?? 0
+      } cached), ${u["output"] ?? 0} out`
+    }
+    case "tool.call": {
+      const a = d["approval"] === null || d["approval"] === undefined
+        ? ""
+        : `, approved by ${approval(obj(d["approval"]))}`
+      return `  → ${d["tool"]} ${clip(JSON.stringify(d["input"]), 200)}  [${d["decision"]}: ${
+        cite(obj(d["citation"]))
+      }${a}]  (${d["callId"]})`
+    }
+    case "approval":
+      return d["late"] === true || d["by"] === "person"
+        ? undefined
+        : d["by"] === "reviewer"
+        ? `  ? reviewer answered ${d["answer"]}${d["failedClosed"] ? " (failing closed)" : ""}: ${d["reason"]}`
+        : `  ? nobody could answer the ask`
+    case "tool.refused":
+      return `  ✗ refused (${d["decision"]}) by ${cite(obj(d["citation"]))}: ${clip(String(d["reason"]), 300)}${
+        d["pending"] === true
+          ? `\n    approve with: steward session approve ${e.session} ${d["callId"]} [--remember]`
+          : ""
+      }`
+    case "tool.result":
+      return `  ← ${d["ok"] === true ? "ok" : "failed"}${
+        obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`
+      }${d["timedOut"] === true ? " timed out" : ""}\n${indent(clip(String(d["output"] ?? ""), 600))}`
+    case "notice":
+      return `  ! ${d["text"]}${d["receipt"] ? ` (receipt ${d["receipt"]})` : ""}`
+    case "reflex.decision":
+      return d["reflex"] === "route"
+        ? `  · route reflex: ${d["tier"]}${d["acts"] ? "" : " (observed)"}`
+        : `  · settle reflex: ${d["category"] ?? d["skipped"] ?? "?"} → ${d["action"]}${
+          d["receipt"] ? ` (receipt ${d["receipt"]})` : ""
+        }`
+    case "goal":
+      return d["action"] === "check"
+        ? `  goal check: ${d["achieved"] ? "achieved" : "not achieved"} — ${d["reason"]}`
+        : `  goal: ${d["status"]}${d["blocker"] ? ` — ${d["blocker"]}` : ""}`
+    case "checkpoint":
+      return `  checkpoint: next — ${clip(String(obj(d["checkpoint"])["next"] ?? ""), 300)}`
+    case "run.settle":
+      return `── settled ${d["status"]}${d["code"] ? `{${d["code"]}}` : ""}${d["reason"] ? `: ${d["reason"]}` : ""}`
+    case "hook":
+    case "heartbeat":
+      return undefined
+    default:
+      return `  [${e.type}] ${clip(JSON.stringify(e.data), 300)}`
+  }
+}
+
+/**
+ * A stream as a transcript.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const transcript = (events: ReadonlyArray<Event.SessionEvent>): string =>
+  events.map(line).filter((l): l is string => l !== undefined).join("\n")
+
+/**
+ * A run's outcome.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const outcome = (o: Session.RunOutcome): string =>
+  Output.table([
+    ["session", o.session],
+    ["run", o.run],
+    ["status", `${o.status}${o.code === null ? "" : `{${o.code}}`}`],
+    ...(o.reason === null ? [] : [["reason", o.reason] as const]),
+    ["next", o.checkpoint.next]
+  ])
+
+/**
+ * A session's view.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const view = (v: Session.SessionView): string =>
+  [
+    Output.table([
+      ["session", v.id],
+      ["workspace", v.workspace],
+      ["level", v.level],
+      ["events", String(v.events)],
+      ["goal", v.goal === null ? "none" : `${v.goal.status}: ${clip(v.goal.objective, 120)}`]
+    ]),
+    "runs:",
+    ...v.runs.map((r) =>
+      `  ${r.run}  ${
+        r.status === null ? "open" : `${r.status}${r.code === null ? "" : `{${r.code}}`}`
+      }  ${r.toolCalls} tool calls  ${clip(r.prompt, 80)}`
+    ),
+    ...(v.pending.length === 0
+      ? []
+      : [
+        "waiting for approval:",
+        ...v.pending.map((p) => `  ${p.callId}  ${p.tool} ${clip(JSON.stringify(p.input), 120)}`)
+      ]),
+    ...(v.remembered.length === 0
+      ? []
+      : [
+        "remembered rules:",
+        ...v.remembered.map((r) => `  ${r.id}: ${r.effect} ${r.action} ${JSON.stringify(r.resource)}`)
+      ])
+  ].join("\n")
+
+/**
+ * The session list.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const list = (views: ReadonlyArray<Session.SessionView>): string =>
+  views.length === 0
+    ? "no sessions"
+    : views.map((v) => {
+      const last = v.runs.at(-1)
+      const status = last === undefined
+        ? "no runs"
+        : last.status === null
+        ? "open"
+        : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
+      return `${v.id}  ${v.runs.length} run(s)  ${status}  ${v.workspace}`
+    }).join("\n")
