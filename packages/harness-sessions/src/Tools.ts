@@ -17,7 +17,7 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Path from "@effect/platform/Path"
-import type { Policy } from "@steward/governance-rules"
+import type { Policy, Rule } from "@steward/governance-rules"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -260,6 +260,33 @@ export const fetch: Tool<typeof FetchTool.fields, HttpClient.HttpClient> = Fetch
  * @category tools
  */
 export const defaults = [shell, read, write, edit, todoWrite, askUser, fetch] as const
+
+/**
+ * Allow rules for the default toolkit's session-internal tools (`todo_write`, `ask_user`). They
+ * are governed as named tools (`mcp`), and governance asks for an unknown named tool at every
+ * level below `autonomous`, which would put an approval in front of a todo update or a question.
+ * A harness puts these first among a session's rules, so a later user rule (last match wins)
+ * can still deny or ask for them.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const baselineRules: ReadonlyArray<Rule.RuleInput> = [
+  {
+    id: "harness.todo_write",
+    action: "mcp",
+    resource: "todo_write",
+    effect: "allow",
+    note: "the session's own progress list: nothing outside the session changes"
+  },
+  {
+    id: "harness.ask_user",
+    action: "mcp",
+    resource: "ask_user",
+    effect: "allow",
+    note: "a question to the person: nothing outside the session changes"
+  }
+]
 
 /**
  * Everything the default toolkit needs from the platform and the host.

@@ -1,6 +1,6 @@
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Policy, ShellParser } from "@steward/governance-rules"
+import { Policy, Rule, ShellParser } from "@steward/governance-rules"
 import { Effect, Layer, type Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -67,6 +67,39 @@ describe("Tools", () => {
         )
       )
     ))
+
+  it.effect("baseline rules let todo_write and ask_user through at every level; a later user rule still wins", () =>
+    Effect.gen(function*() {
+      const decide = (
+        level: "read_only" | "assist" | "execute",
+        rules: ReadonlyArray<Rule.RuleInput>,
+        call: Policy.ToolCall
+      ) =>
+        Effect.flatMap(Policy.PolicyEngine, (engine) => engine.decide(call)).pipe(
+          Effect.provide(
+            Policy.layer({ level, workspace: governed, rules: rules.map(Rule.make) }).pipe(
+              Layer.provide(ShellParser.layer),
+              Layer.orDie
+            )
+          )
+        )
+      const ctx = context(governed)
+      const todo = Tools.todoWrite.governance({ todos: [] }, ctx)
+      const ask = Tools.askUser.governance({ question: "?" }, ctx)
+      for (const level of ["read_only", "assist", "execute"] as const) {
+        assert.strictEqual((yield* decide(level, [], todo)).decision, "ask", `without the baseline at ${level}`)
+        const allowed = yield* decide(level, Tools.baselineRules, todo)
+        assert.deepStrictEqual([allowed.decision, allowed.citation.ruleId], ["allow", "harness.todo_write"], level)
+        assert.strictEqual((yield* decide(level, Tools.baselineRules, ask)).citation.ruleId, "harness.ask_user")
+      }
+      const denied = yield* decide("execute", [...Tools.baselineRules, {
+        id: "no-questions",
+        action: "mcp",
+        resource: "ask_user",
+        effect: "deny"
+      }], ask)
+      assert.deepStrictEqual([denied.decision, denied.citation.ruleId], ["deny", "no-questions"])
+    }))
 
   it.effect("bad input is a typed INVALID_INPUT naming the tool and the field", () =>
     Effect.gen(function*() {
