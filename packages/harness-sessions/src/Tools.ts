@@ -254,7 +254,8 @@ export const askUser: Tool<typeof AskUserTool.fields, AskUserTool.AskUser> = Ask
 export const fetch: Tool<typeof FetchTool.fields, HttpClient.HttpClient> = FetchTool.tool
 
 /**
- * The default toolkit, in the order the model sees it.
+ * The default toolkit, in the order the model sees it. Govern it with `baselineRules` first among
+ * the session's rules, or `todo_write` and `ask_user` wait for an approval below `autonomous`.
  *
  * @since 0.1.0
  * @category tools
