@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -87,5 +88,55 @@ describe("steward reflex import: hostile files", () => {
       const again = yield* importFile(state, "again.jsonl", line("a", "done"))
       assert.strictEqual(again.run.exitCode, 0, again.run.stderr)
       assert.strictEqual(again.run.json().inserted, 0)
+    }))
+})
+
+describe("steward reflex: hostile files around imports and programs", () => {
+  it.live("a FIFO, a symlink to /dev/zero and invalid UTF-8 are refused without reading them whole", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const fifo = path.join(state, "fifo.jsonl")
+      const made = yield* Effect.sync(() => {
+        try {
+          childProcess.execFileSync("mkfifo", [fifo])
+          return true
+        } catch {
+          return false
+        }
+      })
+      if (made) {
+        const run = yield* runCli(["reflex", "import", "settle", fifo, "--json", "--state-dir", state])
+        assert.strictEqual(run.exitCode, 2)
+        assert.include(run.errorJson().error.message, "not a regular file")
+      }
+      const zero = path.join(state, "zero.jsonl")
+      fs.symlinkSync("/dev/zero", zero)
+      const dev = yield* runCli(["reflex", "import", "settle", zero, "--json", "--state-dir", state])
+      assert.strictEqual(dev.exitCode, 2)
+      assert.include(dev.errorJson().error.message, "not a regular file")
+      const latin = yield* importFile(state, "latin1.jsonl", Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d, 0x0a]))
+      assert.strictEqual(latin.run.exitCode, 2)
+      assert.include(latin.run.errorJson().error.message, "not valid UTF-8")
+      assert.strictEqual(yield* observed(state), 0)
+    }))
+
+  it.live("an organism that repeats a key is rejected by check, and as a custom program", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const shipped = fs.readFileSync(path.join(__dirname, "fixtures", "reflex", "settle.algal.json"), "utf8")
+      // the first `name` is what a reader sees; JSON.parse would keep the second
+      const twice = shipped.replace(`"name": "XCB settle reflex",`, `"name": "XCB settle reflex",\n  "name": "other",`)
+      const file = path.join(state, "twice.algal.json")
+      fs.writeFileSync(file, twice)
+      const check = yield* runCli(["reflex", "check", file, "--json", "--state-dir", state])
+      assert.strictEqual(check.exitCode, 1)
+      assert.include(check.errorJson().error.message, `duplicate key "name"`)
+      fs.mkdirSync(path.join(state, "reflexes"))
+      fs.writeFileSync(path.join(state, "reflexes", "settle.algal.json"), twice)
+      const status = yield* runCli(["reflex", "status", "settle", "--json", "--state-dir", state])
+      assert.strictEqual(status.exitCode, 0, status.stderr)
+      const program = status.json()[0].program
+      assert.isFalse(program.custom)
+      assert.deepStrictEqual(program.violations, [{ rule: "json", message: `duplicate key "name"` }])
     }))
 })

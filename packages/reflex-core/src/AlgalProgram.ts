@@ -13,6 +13,7 @@ import * as Runtime from "@steward/algal-runtime/Runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { DecisionProgram, ProgramInput, ProgramRun, Violation } from "./DecisionProgram.js"
+import * as StrictJson from "./internal/strictJson.js"
 import * as ReflexError from "./ReflexError.js"
 
 /**
@@ -106,6 +107,17 @@ export const compile: Compile = (reflex, text, custom) =>
     const bytes = Buffer.byteLength(text, "utf8")
     if (bytes > maxProgramBytes) {
       return rejected([{ rule: "size", message: `program is ${bytes} bytes; at most ${maxProgramBytes}` }])
+    }
+    // JSON.parse would let a repeated key's last value win: a program that shows one value and
+    // runs another is refused, as is nesting past the manifest's own depth bound.
+    const problem = StrictJson.scan(text, 64)
+    if (problem !== undefined) {
+      return rejected([{
+        rule: "json",
+        message: problem._tag === "DuplicateKey"
+          ? `duplicate key ${JSON.stringify(problem.key)}`
+          : `nested deeper than ${problem.limit} levels`
+      }])
     }
     const json = Canonical.parse(text)
     if (Either.isLeft(json)) {
