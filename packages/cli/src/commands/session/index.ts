@@ -53,6 +53,8 @@ const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("The session i
 
 // How a session's model is rebuilt in a later command: `script:ABSOLUTE_PATH` or `PROVIDER:MODEL`.
 const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string; readonly data: unknown }>) => {
+  // Commands that only read a session never call a model.
+  if (spec === "none") return ScriptedModel.layer([])
   if (spec.startsWith("script:")) {
     const calls = events.filter((e) => e.type === "model.call").map((e) => (e.data as { for?: string }).for)
     return ScriptedModel.layerFromFile(spec.slice("script:".length), {
@@ -89,11 +91,13 @@ const withSessions = <A, E, R>(
     return yield* body(Context.get(ctx, Session.Sessions))
   })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? fromHarness(e) : e))
 
+const readOnly = () => Effect.succeed({ model: "none" })
+
 /** The session's stored model spec. */
 const storedModel = (id: string) => (store: EventStore.EventStore["Type"]) =>
   Effect.map(store.get(id), (row) => {
     const host = (row.meta as { host?: { model?: unknown } }).host
-    return { model: typeof host?.model === "string" ? host.model : "script:/dev/null", session: id }
+    return { model: typeof host?.model === "string" ? host.model : "none", session: id }
   })
 
 const settled = (json: boolean, outcome: Session.RunOutcome) =>
@@ -199,7 +203,7 @@ const list = Command.make(
   (options) =>
     withSessions(
       options.stateDir,
-      () => Effect.succeed({ model: "script:/dev/null" }),
+      readOnly,
       (sessions) => Effect.flatMap(sessions.list, (views) => Output.result(options.json, views, Render.list))
     )
 ).pipe(
@@ -212,7 +216,7 @@ const show = Command.make(
   (options) =>
     withSessions(
       options.stateDir,
-      storedModel(options.id),
+      readOnly,
       (sessions) => Effect.flatMap(sessions.show(options.id), (view) => Output.result(options.json, view, Render.view))
     )
 ).pipe(
@@ -320,7 +324,7 @@ const verify = Command.make(
   "verify",
   { ...GlobalOptions.global, id: idArg },
   (options) =>
-    withSessions(options.stateDir, storedModel(options.id), (sessions) =>
+    withSessions(options.stateDir, readOnly, (sessions) =>
       Effect.gen(function*() {
         const result = yield* sessions.verify(options.id)
         yield* Output.result(options.json, result, (r) =>
