@@ -28,6 +28,19 @@ export const json = Options.boolean("json").pipe(
 )
 
 /**
+ * `--database-url URL`: use this PostgreSQL database instead of the state directory's SQLite file
+ * (before `$STEWARD_DATABASE_URL` and `config.json` `database.url`; ADR 0600). `Main` reads it from
+ * the command line for every command; it is declared here so the grammar accepts it anywhere.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const databaseUrl = Options.redacted("database-url").pipe(
+  Options.withDescription("PostgreSQL URL to use instead of the state directory's SQLite file"),
+  Options.optional
+)
+
+/**
  * Spread into a command's options so `--state-dir` and `--json` work after any verb.
  *
  * @example
@@ -38,4 +51,4 @@ export const json = Options.boolean("json").pipe(
  * @since 0.1.0
  * @category options
  */
-export const global = { stateDir, json } as const
+export const global = { stateDir, json, databaseUrl } as const

@@ -26,6 +26,19 @@ export const Extensions = Schema.Struct({
 })
 
 /**
+ * `database`: a shared PostgreSQL database for every store, instead of the state directory's
+ * SQLite file (`--database-url` and `$STEWARD_DATABASE_URL` take precedence; ADR 0600).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Database = Schema.Struct({
+  url: Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\//, {
+    message: () => "expected a PostgreSQL URL (postgres://user@host:port/db)"
+  }))
+})
+
+/**
  * The whole `config.json` document.
  *
  * @since 0.1.0
@@ -33,6 +46,7 @@ export const Extensions = Schema.Struct({
  */
 export class HostConfig extends Schema.Class<HostConfig>("HostConfig")({
   $schema: Schema.optional(Schema.String),
+  database: Schema.optional(Database),
   extensions: Schema.optionalWith(Extensions, { default: () => ({}) })
 }) {}
 

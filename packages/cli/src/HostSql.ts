@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -11,6 +12,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { cannotRun, type CommandFailure } from "./CliError.js"
+import * as HostConfig from "./HostConfig.js"
 import * as HostDatabase from "./HostDatabase.js"
 import * as HostPostgres from "./HostPostgres.js"
 import { maskText } from "./HostPostgres.js"
@@ -82,17 +84,16 @@ export const layerFile = (
  * @category layers
  */
 export const layer = (
-  state: ResolvedStateDir,
-  options: { readonly configUrl?: string | undefined } = {}
-): Layer.Layer<SqlClient.SqlClient, CommandFailure> =>
+  state: ResolvedStateDir
+): Layer.Layer<SqlClient.SqlClient, CommandFailure, FileSystem.FileSystem> =>
   Layer.unwrapEffect(
-    Effect.map(HostDatabase.fromEnvironment(state.databaseFile, options.configUrl), (database) =>
+    HostConfig.load(state).pipe(
+      Effect.flatMap((loaded) => HostDatabase.fromEnvironment(state.databaseFile, loaded.config.database?.url))
+    ).pipe(Effect.map((database) =>
       database._tag === "Sqlite"
         ? Layer.effectDiscard(
           migrate.pipe(
-            Effect.mapError((error) =>
-              cannotRun("sqlite", `cannot migrate ${state.databaseFile}: ${error.message}`)
-            )
+            Effect.mapError((error) => cannotRun("sqlite", `cannot migrate ${state.databaseFile}: ${error.message}`))
           )
         ).pipe(Layer.provideMerge(layerFile(state.databaseFile)))
         : Layer.effectDiscard(
@@ -101,7 +102,8 @@ export const layer = (
               cannotRun("database", `cannot migrate ${HostDatabase.display(database)}: ${maskText(error.message)}`)
             )
           )
-        ).pipe(Layer.provideMerge(HostPostgres.layer(database.url))))
+        ).pipe(Layer.provideMerge(HostPostgres.layer(database.url)))
+    ))
   )
 
 const describe = (error: unknown): string => error instanceof Error ? error.message : String(error)

@@ -8,9 +8,11 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
 import * as Cli from "./Cli.js"
 import { CommandFailure, type ExitCode, NegativeResult } from "./CliError.js"
 import * as ErrorCodes from "./ErrorCodes.js"
+import * as HostDatabase from "./HostDatabase.js"
 
 /**
  * Whether the raw arguments ask for JSON output (`--json` before any `--`). Read from argv
@@ -23,6 +25,25 @@ export const wantsJson = (argv: ReadonlyArray<string>): boolean => {
   const args = argv.slice(2)
   const end = args.indexOf("--")
   return (end === -1 ? args : args.slice(0, end)).includes("--json")
+}
+
+/**
+ * The value of `--database-url` (as `--database-url URL` or `--database-url=URL`, before any
+ * `--`), read from argv so every command opens the same database whatever its own options are.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const databaseUrlFlag = (argv: ReadonlyArray<string>): string | undefined => {
+  const args = argv.slice(2)
+  const end = args.indexOf("--")
+  const before = end === -1 ? args : args.slice(0, end)
+  let value: string | undefined
+  before.forEach((arg, index) => {
+    if (arg === "--database-url") value = before[index + 1]
+    else if (arg.startsWith("--database-url=")) value = arg.slice("--database-url=".length)
+  })
+  return value
 }
 
 // Every area's code is mapped onto the one vocabulary here; the area's own code stays as `reason`.
@@ -55,7 +76,14 @@ const toFailure = (error: unknown): CommandFailure | NegativeResult => {
 export const main = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const json = wantsJson(argv)
-    const outcome = yield* Cli.run(argv).pipe(Effect.sandbox, Effect.either)
+    const databaseUrl = databaseUrlFlag(argv)
+    const outcome = yield* Cli.run(argv).pipe(
+      databaseUrl === undefined
+        ? (effect) => effect
+        : Effect.provideService(HostDatabase.DatabaseUrlFlag, Redacted.make(databaseUrl)),
+      Effect.sandbox,
+      Effect.either
+    )
     if (Either.isRight(outcome)) return 0 as ExitCode
     const cause = outcome.left
     if (Cause.isInterruptedOnly(cause)) return 2 as ExitCode

@@ -14,8 +14,10 @@ describe("steward shell", () => {
       const run = yield* runCli(["doctor", "--json", "--state-dir", state])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const doc = run.json()
+      // `database` names the database every store uses and each store's migrations (issue 19)
       assert.deepStrictEqual(Object.keys(doc).sort(), [
         "config",
+        "database",
         "node",
         "ok",
         "packages",
@@ -30,6 +32,8 @@ describe("steward shell", () => {
       assert.isTrue(doc.sqlite.ok)
       assert.strictEqual(doc.sqlite.journalMode, "wal")
       assert.isTrue(doc.sqlite.migrated)
+      assert.deepInclude(doc.database, { kind: "sqlite", url: path.join(state, "steward.sqlite"), source: "default" })
+      assert.deepInclude(doc.database.stores[0], { store: "host", applied: 1 })
       assert.strictEqual(typeof doc.packages["effect"], "string")
       assert.isTrue(fs.existsSync(path.join(state, "steward.sqlite")))
     }))

@@ -152,6 +152,59 @@ describe.skipIf(skip !== undefined)(`steward db copy (PostgreSQL) ${skip ?? ""}`
   )
 })
 
+describe.skipIf(skip !== undefined)(`database selection (PostgreSQL) ${skip ?? ""}`, () => {
+  it.live(
+    "--database-url beats $STEWARD_DATABASE_URL beats config.json; doctor names the database and each store",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const flagUrl = yield* SqlBackends.freshPostgresDatabase()
+        const configUrl = yield* SqlBackends.freshPostgresDatabase()
+        const state = tempDir()
+        fs.writeFileSync(path.join(state, "config.json"), JSON.stringify({ database: { url: configUrl } }))
+        const fromConfig = yield* runCli(["doctor", "--json", "--state-dir", state])
+        assert.strictEqual(fromConfig.exitCode, 0, fromConfig.stderr)
+        assert.deepInclude(fromConfig.json().database, { kind: "postgres", source: "config", url: configUrl })
+        assert.isUndefined(fromConfig.json().sqlite)
+        assert.deepInclude(fromConfig.json().database.stores[0], { store: "host", applied: 1 })
+
+        const fromEnv = yield* withDatabaseUrl(flagUrl, runCli(["doctor", "--json", "--state-dir", state]))
+        assert.deepInclude(fromEnv.json().database, { source: "env", url: flagUrl })
+        const fromFlag = yield* withDatabaseUrl(
+          configUrl,
+          runCli(["doctor", "--json", "--state-dir", state, "--database-url", flagUrl])
+        )
+        assert.deepInclude(fromFlag.json().database, { source: "flag", url: flagUrl })
+        // a reflex decision through the flag lands in that database and is read back from it
+        const decided = yield* runCli([
+          "reflex",
+          "decide",
+          "settle",
+          "--text",
+          "I stopped before the tests",
+          "--tool-calls",
+          "5",
+          "--json",
+          "--state-dir",
+          tempDir(),
+          `--database-url=${flagUrl}`
+        ])
+        assert.strictEqual(decided.exitCode, 0, decided.stderr)
+        const status = yield* runCli([
+          "reflex",
+          "status",
+          "--json",
+          "--state-dir",
+          tempDir(),
+          "--database-url",
+          flagUrl
+        ])
+        assert.strictEqual(status.exitCode, 0, status.stderr)
+        assert.include(status.stdout, "\"observed\": 1")
+      })),
+    { timeout: 120_000 }
+  )
+})
+
 describe("database selection", () => {
   it.live("a password never appears in an error; a non-PostgreSQL URL is refused naming its source", () =>
     Effect.gen(function*() {
@@ -176,5 +229,10 @@ describe("database selection", () => {
       assert.strictEqual(wrong.exitCode, 2)
       assert.notInclude(wrong.stderr, "hunter2")
       assert.include(wrong.errorJson().error.message, "$STEWARD_DATABASE_URL")
+
+      fs.writeFileSync(path.join(state, "config.json"), JSON.stringify({ database: { url: "sqlite:///x" } }))
+      const badConfig = yield* runCli(["doctor", "--json", "--state-dir", state])
+      assert.strictEqual(badConfig.exitCode, 2)
+      assert.include(badConfig.errorJson().error.message, "database.url")
     }))
 })

@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import { cannotRun } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as HostConfig from "../HostConfig.js"
+import * as HostDatabase from "../HostDatabase.js"
+import { maskText } from "../HostPostgres.js"
 import * as HostSql from "../HostSql.js"
 import { packageVersions } from "../internal/versions.js"
 import * as Output from "../Output.js"
@@ -27,14 +29,73 @@ export interface DoctorReport {
   readonly packages: Record<string, string>
   readonly stateDir: { readonly path: string; readonly source: StateDir.StateDirSource }
   readonly config: { readonly file: string; readonly present: boolean; readonly ok: boolean }
-  readonly sqlite: {
+  /** The embedded SQLite database, when it is the one in use. */
+  readonly sqlite?: {
     readonly ok: boolean
     readonly file: string
     readonly version: string
     readonly journalMode: string
     readonly migrated: boolean
   }
+  /** The database every store uses (ADR 0600), with each store's migration state. */
+  readonly database: {
+    readonly kind: "sqlite" | "postgres"
+    readonly url: string
+    readonly source: HostDatabase.DatabaseSource
+    readonly version: string
+    readonly stores: ReadonlyArray<StoreMigrations>
+  }
 }
+
+/**
+ * One store's migrations table: how many migrations it has applied and the latest one, or
+ * `applied: 0` when the store has not been used in this database yet.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreMigrations {
+  readonly store: string
+  readonly table: string
+  readonly applied: number
+  readonly latest: string | null
+}
+
+/** Each store's own migrations table (a store creates it the first time it is opened). */
+const storeTables: ReadonlyArray<readonly [string, string]> = [
+  ["host", "steward_host_migrations"],
+  ["algal-runtime", "algal_runtime_migrations"],
+  ["governance-rules", "governance_rules_migrations"],
+  ["reflex-core", "reflex_core_migrations"],
+  ["harness-sessions", "harness_sessions_migrations"],
+  ["audit-state", "audit_state_migrations"]
+]
+
+const probeStores = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return yield* Effect.forEach(
+    storeTables,
+    ([store, table]) =>
+      sql.unsafe<{ readonly n: number; readonly latest: string | null }>(
+        `SELECT COUNT(*) AS n, MAX(CAST(migration_id AS TEXT) || '_' || name) AS latest FROM ${table}`
+      ).pipe(
+        Effect.map((rows): StoreMigrations => ({
+          store,
+          table,
+          applied: Number(rows[0]?.n ?? 0),
+          latest: rows[0]?.latest ?? null
+        })),
+        // a store that was never opened here has no migrations table yet
+        Effect.orElseSucceed((): StoreMigrations => ({ store, table, applied: 0, latest: null }))
+      )
+  )
+})
+
+const probePostgres = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ readonly server_version: string }>`SHOW server_version`
+  return { version: row?.server_version ?? "unknown", stores: yield* probeStores }
+})
 
 const probeSqlite = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -57,18 +118,37 @@ const probeSqlite = Effect.gen(function*() {
 export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Parameters<typeof StateDir.open>[0]) {
   const state = yield* StateDir.open(stateDirFlag)
   const config = yield* HostConfig.load(state)
-  const sqlite = yield* probeSqlite.pipe(
-    Effect.catchTag("SqlError", (error) => Effect.fail(cannotRun("sqlite", `${state.databaseFile}: ${error.message}`))),
-    Effect.provide(HostSql.layer(state))
-  )
-  const doc: DoctorReport = {
-    ok: sqlite.migrated && sqlite.journalMode === "wal",
+  const database = yield* HostDatabase.fromEnvironment(state.databaseFile, config.config.database?.url)
+  const url = HostDatabase.display(database)
+  const base = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     packages: packageVersions(),
     stateDir: { path: state.path, source: state.source },
-    config: { file: state.configFile, present: config.present, ok: true },
-    sqlite: { ok: sqlite.migrated, file: state.databaseFile, ...sqlite }
+    config: { file: state.configFile, present: config.present, ok: true }
+  }
+  if (database._tag === "Postgres") {
+    const probe = yield* probePostgres.pipe(
+      Effect.catchTag("SqlError", (error) => Effect.fail(cannotRun("database", `${url}: ${maskText(error.message)}`))),
+      Effect.provide(HostSql.layer(state))
+    )
+    const host = probe.stores.find((store) => store.store === "host")
+    const doc: DoctorReport = {
+      ...base,
+      ok: (host?.applied ?? 0) > 0,
+      database: { kind: "postgres", url, source: database.source, ...probe }
+    }
+    return doc
+  }
+  const { sqlite, stores } = yield* Effect.all({ sqlite: probeSqlite, stores: probeStores }).pipe(
+    Effect.catchTag("SqlError", (error) => Effect.fail(cannotRun("sqlite", `${state.databaseFile}: ${error.message}`))),
+    Effect.provide(HostSql.layer(state))
+  )
+  const doc: DoctorReport = {
+    ...base,
+    ok: sqlite.migrated && sqlite.journalMode === "wal",
+    sqlite: { ok: sqlite.migrated, file: state.databaseFile, ...sqlite },
+    database: { kind: "sqlite", url, source: "default", version: sqlite.version, stores }
   }
   return doc
 })
@@ -82,13 +162,26 @@ const renderText = (doc: DoctorReport): string =>
     ),
     ["state dir", `${doc.stateDir.path} (${doc.stateDir.source})`],
     ["config", doc.config.present ? `${doc.config.file} OK` : `${doc.config.file} (absent, defaults)`],
+    doc.sqlite === undefined
+      ? [
+        "database",
+        `${
+          doc.ok ? "OK" : "FAILED"
+        } ${doc.database.url} (PostgreSQL ${doc.database.version}, from ${doc.database.source})`
+      ]
+      : [
+        "sqlite",
+        `${
+          doc.sqlite.ok ? "OK" : "FAILED"
+        } ${doc.sqlite.file} (SQLite ${doc.sqlite.version}, journal ${doc.sqlite.journalMode}, ${
+          doc.sqlite.migrated ? "migrated" : "not migrated"
+        })`
+      ],
     [
-      "sqlite",
-      `${
-        doc.sqlite.ok ? "OK" : "FAILED"
-      } ${doc.sqlite.file} (SQLite ${doc.sqlite.version}, journal ${doc.sqlite.journalMode}, ${
-        doc.sqlite.migrated ? "migrated" : "not migrated"
-      })`
+      "stores",
+      doc.database.stores.map((store) =>
+        `${store.store} ${store.applied === 0 ? "(not used yet)" : `${store.applied} (${store.latest})`}`
+      ).join(", ")
     ]
   ])
 
