@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import type * as Prompt from "@effect/ai/Prompt"
 import { Canonical } from "@steward/algal-runtime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -325,6 +326,26 @@ export const makeCompiler = (config: unknown = {}): Either.Either<Compiler, Harn
       return { prefix: prefix.text, prefixDigest, compile }
     }
   )
+
+/**
+ * The compiled prompt as `@effect/ai` system messages: the stable prefix first, marked as a cache
+ * breakpoint for providers that need one (Anthropic caches only up to a `cache_control` mark;
+ * OpenAI caches repeated prefixes by itself), then the request-time part when there is one, so a
+ * change there never moves the cached prefix.
+ *
+ * @since 0.1.0
+ * @category interop
+ */
+export const systemMessages = (compiled: Compiled): ReadonlyArray<Prompt.SystemMessageEncoded> => [
+  ...(compiled.prefix === ""
+    ? []
+    : [{
+      role: "system" as const,
+      content: compiled.prefix,
+      options: { anthropic: { cacheControl: { type: "ephemeral" } } }
+    }]),
+  ...(compiled.request === "" ? [] : [{ role: "system" as const, content: compiled.request }])
+]
 
 /**
  * The compiler as a service, for hosts that configure it once per session.

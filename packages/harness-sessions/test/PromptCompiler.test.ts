@@ -137,6 +137,15 @@ describe("PromptCompiler", () => {
     bad(c.compile([{ name: "Bad Name", text: "x" }]), "name")
   })
 
+  it("systemMessages: the prefix as a cache breakpoint, then the request part", () => {
+    const result = compiled(undefined, [{ name: "date", text: "2026-12-01" }])
+    assert.deepStrictEqual(PromptCompiler.systemMessages(result), [
+      { role: "system", content: result.prefix, options: { anthropic: { cacheControl: { type: "ephemeral" } } } },
+      { role: "system", content: "## Date\n\n2026-12-01" }
+    ])
+    assert.deepStrictEqual(PromptCompiler.systemMessages(compiled()).map((m) => m.content), [compiled().prefix])
+  })
+
   it.effect("the PromptCompiler service compiles with the configured prefix", () =>
     Effect.gen(function*() {
       const service = yield* PromptCompiler.PromptCompiler

@@ -6,7 +6,7 @@ import { ConfigProvider, Effect, Either, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Providers, Tools } from "../src/index.js"
+import { PromptCompiler, Providers, Tools } from "../src/index.js"
 import * as Wire from "./support/wireServer.js"
 
 const script: ReadonlyArray<Wire.ScriptedTurn> = [
@@ -191,6 +191,41 @@ describe("Providers", () => {
       assert.strictEqual(response.text, "The notes say: ship on Friday.")
       assert.strictEqual(server.received[0]!.headers.authorization, "Bearer sk-explicit")
       assert.strictEqual(server.received[0]!.body.model, "gpt-4.1-mini")
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
+
+describe("Providers and the compiled prompt", () => {
+  const prompt = Either.getOrThrow(
+    Either.getOrThrow(PromptCompiler.makeCompiler()).compile([{ name: "date", text: "2026-12-01" }])
+  )
+  const messages = [...PromptCompiler.systemMessages(prompt), { role: "user" as const, content: "hi" }]
+
+  it.scoped("Anthropic: the prefix is a cache_control breakpoint, the request part follows it", () =>
+    Effect.gen(function*() {
+      const server = yield* Wire.start([script[1]!], Wire.anthropicMessage)
+      yield* LanguageModel.generateText({ prompt: messages }).pipe(
+        Effect.provide(Providers.layer("anthropic:claude-sonnet-4-5")),
+        withEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseUrl })
+      )
+      const system = server.received[0]!.body.system as ReadonlyArray<any>
+      assert.deepStrictEqual(system.map((b) => [b.text, b.cache_control ?? null]), [
+        [prompt.prefix, { type: "ephemeral" }],
+        [prompt.request, null]
+      ])
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+
+  it.scoped("OpenAI: the prefix leads the input unchanged, the request part after it", () =>
+    Effect.gen(function*() {
+      const server = yield* Wire.start([script[1]!], Wire.openAiResponse)
+      yield* LanguageModel.generateText({ prompt: messages }).pipe(
+        Effect.provide(Providers.layer("openai:gpt-4.1")),
+        withEnv({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: `${server.baseUrl}/v1` })
+      )
+      const input = server.received[0]!.body.input as ReadonlyArray<any>
+      assert.deepStrictEqual(input.slice(0, 2).map((m) => [m.role, m.content]), [
+        ["system", prompt.prefix],
+        ["system", prompt.request]
+      ])
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 })
 
