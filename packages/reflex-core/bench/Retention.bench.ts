@@ -13,6 +13,8 @@ import * as ReflexLedger from "../src/ReflexLedger.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reflex-retention-bench-"))
 const sizes = [200, 2_000, 20_000, 50_000, 100_000] as const
+// the small-ledger reference: 200 observations under a 20,000 cap (no retention at all)
+const reference = 1
 
 const fill = (n: number) =>
   Effect.gen(function*() {
@@ -27,14 +29,17 @@ const fill = (n: number) =>
   })
 
 const runtimes = new Map<number, ManagedRuntime.ManagedRuntime<Reflexes.Reflexes | SqlClient.SqlClient, unknown>>()
-for (const n of sizes) {
+for (const n of [reference, ...sizes]) {
   const client = SqliteClient.layer({ filename: path.join(dir, `ledger-${n}.sqlite`) })
   const runtime = ManagedRuntime.make(
     Reflexes.layer({
       config: { route: "active", settle: "auto", confirm: "auto", learn: false, promotion: "holdout", custom: {} }
-    }).pipe(Layer.provideMerge(ReflexLedger.layerSqlWith({ maxObservations: n })), Layer.provideMerge(client))
+    }).pipe(
+      Layer.provideMerge(ReflexLedger.layerSqlWith({ maxObservations: n === reference ? 20_000 : n })),
+      Layer.provideMerge(client)
+    )
   )
-  await runtime.runPromise(Effect.zipRight(Reflexes.Reflexes, fill(n)))
+  await runtime.runPromise(Effect.zipRight(Reflexes.Reflexes, fill(n === reference ? 200 : n)))
   runtimes.set(n, runtime)
 }
 afterAll(() => Promise.all([...runtimes.values()].map((r) => r.dispose())))
@@ -46,12 +51,18 @@ const turn = (i: number) => ({
 
 let k = 0
 describe("settle decision at the ledger cap", () => {
+  bench("decide settle with its write, 200 stored observations under a 20,000 cap (reference)", async () => {
+    const i = k++
+    await runtimes.get(reference)!.runPromise(
+      Effect.flatMap(Reflexes.Reflexes, (r) => r.decide("settle", turn(i), { subject: `ref-${i}` }))
+    )
+  }, { time: 1500, warmupTime: 1000 })
   for (const n of sizes) {
     bench(`decide settle with its write, ${n} stored observations at the cap`, async () => {
       const i = k++
       await runtimes.get(n)!.runPromise(
         Effect.flatMap(Reflexes.Reflexes, (r) => r.decide("settle", turn(i), { subject: `cap-${i}` }))
       )
-    }, { time: 1500 })
+    }, { time: 1500, warmupTime: 1000 })
   }
 })
