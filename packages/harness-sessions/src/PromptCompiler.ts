@@ -342,7 +342,7 @@ export const systemMessages = (compiled: Compiled): ReadonlyArray<Prompt.SystemM
     : [{
       role: "system" as const,
       content: compiled.prefix,
-      options: { anthropic: { cacheControl: { type: "ephemeral" } } }
+      options: { anthropic: { cacheControl: { type: "ephemeral" as const } } }
     }]),
   ...(compiled.request === "" ? [] : [{ role: "system" as const, content: compiled.request }])
 ]
