@@ -2,8 +2,7 @@
  * Compiled rule layers and the pure matching core. Patterns are compiled once — for paths and
  * URLs with picomatch (bash semantics: `*` spans `/`), for argv text (shell, tool and agent names)
  * with the same glob syntax but where `*` matches *any* characters, including `.`/`..` path
- * segments that picomatch never matches by wildcard — shell rules are indexed by their literal
- * first token, and a check is decided per layer (last match wins, or deny-overrides for the
+ * segments that picomatch never matches by wildcard — rules are indexed (`ruleIndex.ts`), and a check is decided per layer (last match wins, or deny-overrides for the
  * universal layer), then across layers by deny-overrides.
  *
  * @internal
@@ -11,6 +10,7 @@
 import picomatch from "picomatch"
 import type { Action, Citation, LayerName, Rule, RuleEffect } from "../Rule.js"
 import * as Glob from "./glob.js"
+import * as RuleIndex from "./ruleIndex.js"
 
 /** @internal */
 export interface CompiledRule {
@@ -26,7 +26,10 @@ export interface CompiledLayer {
   readonly name: LayerName
   readonly strictest: boolean
   readonly rules: ReadonlyArray<CompiledRule>
+  /** The rules that can match a resource, in rule order (the index). */
   readonly candidates: (action: Action, resource: string) => ReadonlyArray<CompiledRule>
+  /** Every rule of an action, in rule order (the linear reference). */
+  readonly all: (action: Action) => ReadonlyArray<CompiledRule>
 }
 
 const OPTIONS = { bash: true, dot: true } as const
@@ -120,11 +123,6 @@ const compileRule = (
   kind: "path" | "text"
 ): CompiledRule => ({ rule, index, layer, source, test: compileTest(rule, kind) })
 
-const firstToken = (s: string): string => {
-  const space = s.indexOf(" ")
-  return space < 0 ? s : s.slice(0, space)
-}
-
 /** @internal */
 export const compileLayer = (
   name: LayerName,
@@ -151,39 +149,31 @@ export const compileLayer = (
     }
     compiled.push((path ?? text)!)
   })
-  // Shell rules indexed by the literal first token of their pattern; wildcards go everywhere.
-  const shell = byAction.get("shell") ?? []
-  const wild: Array<CompiledRule> = []
-  const byFirst = new Map<string, Array<CompiledRule>>()
-  for (const c of shell) {
-    const token = c.rule.action === "*" ? "*" : firstToken(c.rule.resource)
-    if (GLOB_CHARS.test(token)) wild.push(c)
-    else {
-      const list = byFirst.get(token) ?? []
-      list.push(c)
-      byFirst.set(token, list)
-    }
+  // Each action's rules are indexed by literal prefix (a trie) or a required gram (ADR 0206).
+  const indexes = new Map<Action, (resource: string) => ReadonlyArray<CompiledRule>>()
+  for (const [action, list] of byAction) {
+    indexes.set(action, RuleIndex.build(list, (c) => c.rule.resource, isTextAction(action) ? "text" : "path"))
   }
-  const merged = new Map<string, ReadonlyArray<CompiledRule>>()
   const empty: ReadonlyArray<CompiledRule> = []
   const candidates = (action: Action, resource: string): ReadonlyArray<CompiledRule> => {
-    if (action !== "shell") return byAction.get(action) ?? empty
-    const token = firstToken(resource)
-    const hit = merged.get(token)
-    if (hit !== undefined) return hit
-    const exact = byFirst.get(token) ?? empty
-    const list = exact.length === 0 ? wild : [...exact, ...wild].sort((a, b) => a.index - b.index)
-    if (merged.size < 4096) merged.set(token, list)
-    return list
+    const index = indexes.get(action)
+    return index === undefined ? empty : index(resource)
   }
-  return { name, strictest, rules: compiled, candidates }
+  const all = (action: Action): ReadonlyArray<CompiledRule> => byAction.get(action) ?? empty
+  return { name, strictest, rules: compiled, candidates, all }
 }
 
 const RANK: Record<RuleEffect, number> = { allow: 0, ask: 1, deny: 2 }
 
 /** The rule of a layer that decides a check, or null. @internal */
-export const matchLayer = (layer: CompiledLayer, action: Action, resource: string): CompiledRule | null => {
-  const list = layer.candidates(action, resource)
+export const matchLayer = (layer: CompiledLayer, action: Action, resource: string): CompiledRule | null =>
+  matchIn(layer, layer.candidates(action, resource), resource)
+
+/** The same by testing every rule of the action in order (the reference for the index). @internal */
+export const matchLayerLinear = (layer: CompiledLayer, action: Action, resource: string): CompiledRule | null =>
+  matchIn(layer, layer.all(action), resource)
+
+const matchIn = (layer: CompiledLayer, list: ReadonlyArray<CompiledRule>, resource: string): CompiledRule | null => {
   if (layer.strictest) {
     let best: CompiledRule | null = null
     for (let i = 0; i < list.length; i++) {

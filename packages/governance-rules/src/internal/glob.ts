@@ -21,6 +21,8 @@ type Atom =
 interface Alternative {
   /** The first piece is anchored at the start, the last at the end (either may be empty). */
   readonly pieces: ReadonlyArray<ReadonlyArray<Atom>>
+  /** Each piece as plain text when it holds only literal characters (searched natively). */
+  readonly literals: ReadonlyArray<string | null>
 }
 
 /** The most alternatives one pattern may expand to before it is refused at load. @internal */
@@ -150,7 +152,10 @@ const compileAlternative = (pattern: string): Alternative => {
       }
     } else current.push({ kind: "char", c })
   }
-  return { pieces }
+  const literals = pieces.map((piece) =>
+    piece.every((a) => a.kind === "char") ? piece.map((a) => (a as { readonly c: string }).c).join("") : null
+  )
+  return { pieces, literals }
 }
 
 /** A step counter: every character test adds one (for the deterministic bound in the tests). @internal */
@@ -162,35 +167,44 @@ const atomTest = (atom: Atom, c: string): boolean =>
   atom.kind === "char" ? atom.c === c : atom.kind === "any" ? true : atom.test(c) !== atom.negate
 
 /** Whether `piece` matches `s` at `at` (caller checks the length fits). */
-const pieceAt = (piece: ReadonlyArray<Atom>, s: string, at: number, steps: Steps): boolean => {
+const pieceAt = (piece: ReadonlyArray<Atom>, s: string, at: number, steps: Steps | null): boolean => {
   for (let k = 0; k < piece.length; k++) {
-    steps.n++
+    if (steps !== null) steps.n++
     if (!atomTest(piece[k]!, s[at + k]!)) return false
   }
   return true
 }
 
-const matchAlternative = (alt: Alternative, s: string, steps: Steps): boolean => {
+const matchAlternative = (alt: Alternative, s: string, steps: Steps | null): boolean => {
   const pieces = alt.pieces
+  const literals = alt.literals
   if (pieces.length === 1) {
     const only = pieces[0]!
-    return only.length === s.length && pieceAt(only, s, 0, steps)
+    if (only.length !== s.length) return false
+    return steps === null && literals[0] !== null ? s === literals[0] : pieceAt(only, s, 0, steps)
   }
   const first = pieces[0]!
   const last = pieces[pieces.length - 1]!
   if (first.length + last.length > s.length) return false
-  if (!pieceAt(first, s, 0, steps)) return false
   const end = s.length - last.length
-  if (!pieceAt(last, s, end, steps)) return false
+  if (steps === null && literals[0] !== null && literals[pieces.length - 1] !== null) {
+    if (!s.startsWith(literals[0]!) || !s.endsWith(literals[pieces.length - 1]!)) return false
+  } else if (!pieceAt(first, s, 0, steps) || !pieceAt(last, s, end, steps)) return false
   let at = first.length
   for (let p = 1; p < pieces.length - 1; p++) {
     const piece = pieces[p]!
+    const literal = literals[p]!
     let found = -1
-    // Leftmost occurrence inside [at, end): a later choice can never help the remaining pieces.
-    for (let start = at; start + piece.length <= end; start++) {
-      if (pieceAt(piece, s, start, steps)) {
-        found = start
-        break
+    if (steps === null && literal !== null) {
+      found = s.indexOf(literal, at)
+      if (found + piece.length > end) found = -1
+    } else {
+      // Leftmost occurrence inside [at, end): a later choice can never help the remaining pieces.
+      for (let start = at; start + piece.length <= end; start++) {
+        if (pieceAt(piece, s, start, steps)) {
+          found = start
+          break
+        }
       }
     }
     if (found < 0) return false
@@ -216,10 +230,9 @@ export const compile = (pattern: string): Glob => {
   const sources: Array<string> = []
   expandBraces(pattern, sources)
   const alternatives = sources.map(compileAlternative)
-  const count = (s: string, steps: Steps): boolean => {
-    for (const alt of alternatives) if (matchAlternative(alt, s, steps)) return true
+  const count = (s: string, steps: Steps | null): boolean => {
+    for (let i = 0; i < alternatives.length; i++) if (matchAlternative(alternatives[i]!, s, steps)) return true
     return false
   }
-  const scratch: Steps = { n: 0 }
-  return { test: (s) => count(s, scratch), count, alternatives: alternatives.length }
+  return { test: (s) => count(s, null), count, alternatives: alternatives.length }
 }
