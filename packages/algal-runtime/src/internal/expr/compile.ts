@@ -39,14 +39,58 @@ import {
   type VMap
 } from "./value.js"
 
-/** One evaluation's mutable state: the fuel left and the binder slots. @internal */
+/**
+ * Work units an evaluation may spend beyond what its fuel meters (ADR 0320): per fuel unit spent
+ * so far, plus a fixed allowance so one operation on the largest admitted values always fits.
+ * The original charges some operations a constant (`reverse`, `take`, `drop`, `keys`, `values`)
+ * or per comparison (`unique`, `sort`, `contains`) whatever the size of what they copy, hash or
+ * compare; fuel stays exactly the original's, and this meter bounds the real work instead.
+ *
+ * @internal
+ */
+export const workPerFuel = 16
+/** @internal */
+export const workAllowance = 65_536
+
+/** One evaluation's mutable state: the fuel left, the hidden work done and the binder slots. @internal */
 export class State {
   left: number
+  /** Hidden work units done (elements copied, items hashed, 16-unit string blocks compared). */
+  work = 0
   readonly slots: Array<V>
   constructor(readonly env: VMap, readonly budget: number, slots: number) {
     this.left = budget
     this.slots = new Array<V>(slots).fill(null)
   }
+}
+
+/**
+ * Charge hidden work (not fuel). Running out is `EXPR_FUEL` — the program exhausted its budget's
+ * work — reported with the fuel that was left.
+ */
+const labor = (s: State, units: number): void => {
+  s.work += units
+  if (s.work > workPerFuel * (s.budget - s.left) + workAllowance) {
+    throw fault({ code: "EXPR_FUEL", cost: units, left: s.left })
+  }
+}
+
+/** Hidden work of hashing or comparing a string: one unit per started 16 UTF-16 units. */
+const textWork = (text: string): number => 1 + (text.length >>> 4)
+
+/** What one `sort` comparison may read: the longest string item's blocks (1 for scalars). */
+const sortWeight = (items: ReadonlyArray<V>): number => {
+  let weight = 1
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    const w = typeof item === "string"
+      ? textWork(item)
+      : item !== null && typeof item === "object"
+      ? textWork(canonicalText(item))
+      : 1
+    if (w > weight) weight = w
+  }
+  return weight
 }
 
 /** A compiled node. @internal */
@@ -374,6 +418,9 @@ class Compiler {
           const y = b(s)
           if (measured(x) || measured(y)) growList(bytes, [x], 1, y, 0)
           spend(s, countNodes(x) + countNodes(y))
+          // long strings are measured and compared in full: hidden work
+          if (typeof x === "string" && x.length > 16) labor(s, textWork(x))
+          if (typeof y === "string" && y.length > 16) labor(s, textWork(y))
           return equals(x, y) === want
         }
       }
@@ -495,21 +542,34 @@ class Compiler {
         return (s) => {
           const items = list(s, a, op, 0)
           const needle = b(s)
+          const long = typeof needle === "string" && needle.length > 16
           for (let i = 0; i < items.length; i++) {
             spend(s, 1)
-            if (equals(items[i]!, needle)) return true
+            const item = items[i]!
+            // comparing two equal-length distinct strings reads them: hidden work
+            if (long && typeof item === "string" && item.length === needle.length && item !== needle) {
+              labor(s, textWork(item))
+            }
+            if (equals(item, needle)) return true
           }
           return false
         }
       case "reverse":
-        return (s) => list(s, a, op, 0).slice().reverse()
+        return (s) => {
+          const items = list(s, a, op, 0)
+          // a fresh list, copied and then measured by each op it reaches: two units per item
+          labor(s, items.length * 2)
+          return items.slice().reverse()
+        }
       case "take":
       case "drop": {
         const isTake = op === "take"
         return (s) => {
           const items = list(s, a, op, 0)
           const k = index(s, b, op)
-          return isTake ? items.slice(0, k) : items.slice(k)
+          const out = isTake ? items.slice(0, k) : items.slice(k)
+          labor(s, out.length * 2)
+          return out
         }
       }
       case "flat":
@@ -527,19 +587,32 @@ class Compiler {
         }
       case "unique":
         // Each item is compared with the kept items in order until the first `eq` hit; one fuel
-        // unit per comparison. Kept items are pairwise distinct, so an index by canonical text
-        // (eq ⇔ equal canonical text) gives the same comparison count without the quadratic work.
+        // unit per comparison. Kept items are pairwise distinct, so an index by value (strings by
+        // themselves, containers by canonical text: eq ⇔ equal canonical text) gives the same
+        // comparison count without the quadratic work; building a key is hidden work.
         return (s) => {
           const items = list(s, a, op, 0)
           const out: Array<V> = []
-          const seen = new Map<string, number>()
+          const seen = new Map<unknown, number>()
           for (let i = 0; i < items.length; i++) {
             const item = items[i]!
-            const text = canonicalText(item)
-            const at = seen.get(text)
+            let key: unknown
+            if (typeof item === "string") {
+              key = item
+              labor(s, textWork(item))
+            } else if (item !== null && typeof item === "object") {
+              const text = canonicalText(item)
+              key = "\u0000" + text
+              labor(s, textWork(text))
+            } else {
+              // numbers (0 and -0 are eq), booleans and null keyed apart from every string
+              key = typeof item === "number" ? (item === 0 ? 0 : item) : item
+              labor(s, 1)
+            }
+            const at = seen.get(key)
             spendUnits(s, at === undefined ? out.length : at + 1)
             if (at === undefined) {
-              seen.set(text, out.length)
+              seen.set(key, out.length)
               out.push(item)
             }
           }
@@ -549,6 +622,8 @@ class Compiler {
         return (s) => {
           const items = list(s, a, op, 0)
           spend(s, items.length)
+          // n·log2(n) comparisons of hidden work, charged up front (a stable merge sort's bound)
+          labor(s, items.length * (1 + Math.ceil(Math.log2(items.length + 1))) * sortWeight(items))
           return items.slice().sort(compareValues)
         }
       // ------------------------------------------------------------ strings
@@ -624,6 +699,8 @@ class Compiler {
         return (s) => {
           const m = map(s, a, op, 0)
           const keys = keysCanonical(m)
+          // a fresh list of every key or value, measured again by each op it reaches
+          labor(s, keys.length * 8)
           return isKeys ? keys.slice() : keys.map((key) => m.get(key)!)
         }
       }

@@ -116,10 +116,12 @@ const SHORT = Math.floor(BOUNDS.stringBytes / 3)
  * @internal
  */
 export const checkedStringBytes = (s: string): number => {
-  if (s.length <= SHORT) return escapedLength(s)
+  // short strings are measured on the spot; longer ones once per evaluation (the engine keeps a
+  // string's hash, so looking one up again costs no pass over it)
+  if (s.length <= 64) return escapedLength(s)
   const cached = longStrings.get(s)
   if (cached !== undefined) return cached
-  const bytes = utf8Length(s) > BOUNDS.stringBytes ? -1 : escapedLength(s)
+  const bytes = s.length > SHORT && utf8Length(s) > BOUNDS.stringBytes ? -1 : escapedLength(s)
   if (longStrings.size >= 64) longStrings.clear()
   longStrings.set(s, bytes)
   return bytes
@@ -214,9 +216,8 @@ export const keysCanonical = (m: VMap): ReadonlyArray<string> => {
   const known = canonicalKeyOrder.get(m)
   if (known !== undefined) return known
   const keys = Array.from(m.keys())
-  // a map already in order is cheaper to list again than to remember
-  if (inCanonicalOrder(keys)) return keys
-  keys.sort(compareKeys)
+  if (!inCanonicalOrder(keys)) keys.sort(compareKeys)
+  // remembered either way: `keys`/`values` in a loop over one map then cost what they copy
   canonicalKeyOrder.set(m, keys)
   return keys
 }
