@@ -82,3 +82,10 @@ export * as Progress from "./Progress.js"
  * @since 0.1.0
  */
 export * as Responder from "./Responder.js"
+
+/**
+ * A promise-based gate for hosts that are not built on Effect.
+ *
+ * @since 0.1.0
+ */
+export * as Gate from "./Gate.js"
