@@ -33,6 +33,7 @@ import * as HostConfig from "../../HostConfig.js"
 import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
+import * as Html from "./html.js"
 import * as Render from "./render.js"
 
 /** Codes that mean the command ended with a refused or failed result (exit 1). */
@@ -105,18 +106,18 @@ export const engineLayer = (stateDir: Option.Option<string>) =>
       )
       const custom = yield* readCustomPrograms(state.path, ["route", "settle"])
       return Reflexes.layer({ config, custom }).pipe(
-        Layer.provide(ReflexLedger.layerSql),
+        Layer.provideMerge(ReflexLedger.layerSql), // merged: `status --html` reads the ledger too
         Layer.provide(HostSql.layer(state)),
         Layer.mapError((e) => (e._tag === "ReflexError" ? fromReflex(e) : e))
       )
     })
   )
 
-const run = <A>(
+const run = <A, R = never>(
   stateDir: Option.Option<string>,
   body: (
     reflexes: Reflexes.Reflexes["Type"]
-  ) => Effect.Effect<A, ReflexError.ReflexError | CommandFailure | NegativeResult>
+  ) => Effect.Effect<A, ReflexError.ReflexError | CommandFailure | NegativeResult, R>
 ) =>
   Effect.flatMap(Reflexes.Reflexes, body).pipe(
     Effect.catchTag("ReflexError", (e) => Effect.fail(fromReflex(e))),
@@ -132,18 +133,35 @@ const names = ["route", "settle"] as const
 // status
 // ---------------------------------------------------------------------------------------------
 
-const statusOf = (stateDir: Option.Option<string>, json: boolean, which: ReadonlyArray<string>) =>
+const statusOf = (
+  stateDir: Option.Option<string>,
+  json: boolean,
+  which: ReadonlyArray<string>,
+  html: Option.Option<string> = Option.none()
+) =>
   run(stateDir, (reflexes) =>
     Effect.gen(function*() {
       const rows: Array<Reflexes.Status> = []
       for (const name of which) rows.push(yield* reflexes.status(name))
-      yield* Output.result(json, rows, Render.status)
+      if (Option.isSome(html)) yield* Html.write(html.value, yield* Html.collect(reflexes, which))
+      yield* Output.result(
+        json,
+        rows,
+        (r) => Option.isSome(html) ? `${Render.status(r)}\nwrote the status page ${html.value}` : Render.status(r)
+      )
     }))
 
 const statusCommand = Command.make(
   "status",
-  { ...GlobalOptions.global, reflex: reflexArg.pipe(Args.optional) },
-  ({ json, reflex, stateDir }) => statusOf(stateDir, json, Option.isSome(reflex) ? [reflex.value] : names)
+  {
+    ...GlobalOptions.global,
+    reflex: reflexArg.pipe(Args.optional),
+    html: Options.file("html").pipe(
+      Options.withDescription("Also write a self-contained HTML page (charts, certificates, history) to FILE"),
+      Options.optional
+    )
+  },
+  ({ html, json, reflex, stateDir }) => statusOf(stateDir, json, Option.isSome(reflex) ? [reflex.value] : names, html)
 ).pipe(Command.withDescription("Generation, program digest, labels, holdout/trial metrics, certificates, calibration"))
 
 // ---------------------------------------------------------------------------------------------
