@@ -1,13 +1,8 @@
-import { execFileSync } from "node:child_process"
-import { createRequire } from "node:module"
 import { defineConfig } from "tsup"
+import { emitDeclarations } from "../../scripts/tsc-declarations.mjs"
 
-const require = createRequire(import.meta.url)
-
-// Declarations come from tsc, one .d.ts per module, instead of tsup's rolled-up chunks: the
-// roll-up turns `export * as Expr` into a namespace of type aliases that keep the variance
-// annotation of `interface Typed<out A>`, and TS2637 then rejects the shipped `.d.ts` for every
-// consumer that type-checks libraries (`skipLibCheck: false`). See ADR 0700.
+// Declarations come from tsc, one .d.ts per module (tsup's roll-up breaks `Typed<out A>` with
+// TS2637 for consumers; ADR 0700).
 export default defineConfig({
   entry: ["src/*.ts"],
   format: ["esm"],
@@ -16,14 +11,5 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   tsconfig: "tsconfig.build.json",
-  onSuccess: async () => {
-    execFileSync(process.execPath, [
-      require.resolve("typescript/bin/tsc"),
-      "-p",
-      "tsconfig.build.json",
-      "--emitDeclarationOnly",
-      "--outDir",
-      "dist"
-    ], { stdio: "inherit" })
-  }
+  onSuccess: emitDeclarations
 })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, relative } from "node:path"
@@ -36,7 +36,7 @@ const pages = () =>
   })
 
 describe("docs/", () => {
-  it("every TypeScript example type-checks against the workspace packages", { timeout: 600_000 }, () => {
+  it("every TypeScript example type-checks against the workspace packages", { timeout: 600_000 }, async () => {
     const found = pages()
     assert.isAtLeast(found.length, 4, "the guides carry TypeScript examples")
     rmSync(snippets, { recursive: true, force: true })
@@ -65,7 +65,15 @@ describe("docs/", () => {
       })
     )
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
-    const result = spawnSync(process.execPath, [tsc, "-p", join(snippets, "tsconfig.json")], { encoding: "utf8" })
+    // asynchronously: a type check of every package's sources takes a while on a busy machine
+    const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [tsc, "-p", join(snippets, "tsconfig.json")])
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      child.on("close", (status) => resolve({ status, stdout, stderr }))
+    })
     // name the page and line of each error, not the extracted file
     const report = (result.stdout + result.stderr).replace(/^(\S+?\.ts)\((\d+),(\d+)\)/gm, (all, file: string, line: string) => {
       const page = names.get(file.split("/").pop()!)
