@@ -6,6 +6,7 @@
  */
 import * as Embargo from "./Embargo.js"
 import * as State from "./State.js"
+import type * as Verbs from "./Verbs.js"
 import { NEEDS_HUMAN, PATTERNS, TERMINAL } from "./Vocabulary.js"
 
 /**
@@ -274,6 +275,12 @@ export interface DecisionConfig {
   readonly embargo?: boolean | undefined
   /** `embargo_after` (default 3, min 1). */
   readonly embargoAfter?: number | undefined
+  /**
+   * Steward's deliberate differences from xcheck, read from the same file (`strict_class_moves`,
+   * `refuse_noop_admin`, `strict_ruling_tokens`, `keep_terminal_refusals`; all off by default —
+   * ADR 0112). Verbs read it; `next` does not.
+   */
+  readonly verbPolicy?: Verbs.VerbPolicy | undefined
 }
 
 /**

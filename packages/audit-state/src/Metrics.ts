@@ -77,6 +77,15 @@ const durability = (rs: ReadonlyArray<State.Finding>) => {
   return rate(pool.filter((r) => r.status === "closed" && r.attempts === 0).length, pool.length)
 }
 
+const byFixType = (records: ReadonlyArray<State.Finding>): Record<string, number | null> => {
+  const out: Record<string, number | null> = {}
+  const cls = records.filter((r) => r.id.startsWith("CF-"))
+  const ind = records.filter((r) => !r.id.startsWith("CF-"))
+  if (cls.length > 0) out.class = durability(cls)
+  if (ind.length > 0) out.individual = durability(ind)
+  return out
+}
+
 const independenceSummary = (records: ReadonlyArray<State.Finding>) => {
   const judged = records.filter((r) => r.status === "closed" || r.status === "reopened")
   const byLevel = tally(judged.map((r) => r.independence ?? "unrecorded"))
@@ -123,7 +132,8 @@ export const metrics = (doc: State.StateDoc, events: ReadonlyArray<Events.AuditE
     ? null
     : measured.filter((e) => !movers.has(e.session_id)).reduce((s, e) => s + (e.tokens as number), 0)
   // sessions
-  const seconds = sessions.reduce((s, x) => s + (numeric(x.duration_s) ?? 0), 0)
+  // xcheck sums whole seconds: each session's duration is truncated before it is added
+  const seconds = sessions.reduce((s, x) => s + Math.trunc(numeric(x.duration_s) ?? 0), 0)
   const accepted = records.filter((r) => !["reported", "rejected", "deferred"].includes(r.status)).length
   const killedSessions = sessions.filter((s) => typeof s.outcome === "string" && KILLED_OUTCOMES.has(s.outcome))
   const last = sessions[sessions.length - 1]
@@ -215,10 +225,8 @@ export const metrics = (doc: State.StateDoc, events: ReadonlyArray<Events.AuditE
     killed_sessions: killedSessions.length,
     breakdowns: {
       durability_by_dimension: byDimension,
-      durability_by_fix_type: {
-        class: durability(records.filter((r) => r.id.startsWith("CF-"))),
-        individual: durability(records.filter((r) => !r.id.startsWith("CF-")))
-      },
+      // grouped like durability_by_dimension: a fix type with no records has no key (xcheck's shape)
+      durability_by_fix_type: byFixType(records),
       recurrence_rate_pct: rate(records.filter((r) => r.recurrence_of !== undefined).length, records.length),
       reopen_cause: tally(
         transitions.filter((e) => e.to_status === "reopened").map((e) =>

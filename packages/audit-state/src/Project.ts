@@ -170,6 +170,13 @@ export const readConfig = Effect.fn("Project.readConfig")(function*(p: ProjectPa
   })
 })
 
+const POLICY_KEYS: Readonly<Record<string, keyof Verbs.VerbPolicy>> = {
+  strict_class_moves: "strictClassMoves",
+  refuse_noop_admin: "refuseNoOpAdmin",
+  strict_ruling_tokens: "strictRulingTokens",
+  keep_terminal_refusals: "keepTerminalRefusals"
+}
+
 const TRUE = ["1", "true", "yes", "on"]
 const FALSE = ["0", "false", "no", "off"]
 
@@ -232,6 +239,16 @@ export const parseConfig = (text: string): Decision.DecisionConfig | string => {
         const v = int(1)
         if (typeof v === "string") return v
         config = { ...config, embargoAfter: v }
+        break
+      }
+      case "strict_class_moves":
+      case "refuse_noop_admin":
+      case "strict_ruling_tokens":
+      case "keep_terminal_refusals": {
+        const v = bool()
+        if (typeof v === "string") return v
+        const field = POLICY_KEYS[key]!
+        config = { ...config, verbPolicy: { ...config.verbPolicy, [field]: v } }
         break
       }
       case "budgets": {
@@ -304,6 +321,41 @@ export const lint = Effect.fn("Project.lint")(function*(p: ProjectPaths, doc: St
   }
   return issues as ReadonlyArray<string>
 })
+
+/**
+ * The subject's git HEAD (what xcheck records as `head_before`), read from `.git` without
+ * running git: `HEAD`, then the loose ref or `packed-refs`. `undefined` when the project is not
+ * a git work tree or HEAD cannot be read.
+ *
+ * @since 0.2.0
+ * @category subject
+ */
+export const subjectHead = (project: string): string | undefined => {
+  try {
+    let gitDir = nodePath.join(project, ".git")
+    const stat = fs.statSync(gitDir)
+    if (stat.isFile()) {
+      const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(gitDir, "utf8"))
+      if (!m) return undefined
+      gitDir = nodePath.resolve(project, m[1]!.trim())
+    }
+    const head = fs.readFileSync(nodePath.join(gitDir, "HEAD"), "utf8").trim()
+    const sha = (s: string | undefined) => s !== undefined && /^[0-9a-f]{40}$/.test(s) ? s : undefined
+    const ref = /^ref:\s*(\S+)$/.exec(head)?.[1]
+    if (ref === undefined) return sha(head)
+    const loose = nodePath.join(gitDir, ref)
+    if (fs.existsSync(loose)) return sha(fs.readFileSync(loose, "utf8").trim())
+    const packed = nodePath.join(gitDir, "packed-refs")
+    if (!fs.existsSync(packed)) return undefined
+    for (const line of fs.readFileSync(packed, "utf8").split("\n")) {
+      const [id, name] = line.trim().split(" ")
+      if (name === ref) return sha(id)
+    }
+    return undefined
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * A subject resolver reading the audited material from the project's working tree: the path

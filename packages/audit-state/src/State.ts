@@ -336,6 +336,7 @@ export const empty = (generatedBy: string): StateDoc => ({
   plans: [],
   construals: [],
   sessions: [],
-  limits: { ...LIMIT_DEFAULTS },
+  // xcheck's empty state stores no limits and applies the defaults in code
+  limits: {},
   catalogs: { norms: [], dimensions: [], units: [] }
 })

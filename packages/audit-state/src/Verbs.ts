@@ -46,6 +46,28 @@ export type VerbName = Model.VerbName
 export type SubjectResolver = Model.SubjectResolver
 
 /**
+ * Where Steward may deliberately be stricter than xcheck; every option defaults to off, which is
+ * xcheck 0.9.5's behaviour (ADR 0112).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type VerbPolicy = Model.VerbPolicy
+
+/**
+ * The strict policy: every deliberate difference from xcheck switched on.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const strictPolicy: VerbPolicy = {
+  strictClassMoves: true,
+  refuseNoOpAdmin: true,
+  strictRulingTokens: true,
+  keepTerminalRefusals: true
+}
+
+/**
  * What a verb may read besides the document: today's date and the subject resolver.
  *
  * @since 0.1.0

@@ -41,7 +41,8 @@ describe("the event stream refuses writes when it is not intact (SQL store)", ()
       const file = yield* seeded
       const e = yield* tamperThenWrite(
         file,
-        (sql) => sql`UPDATE audit_state_events SET line = replace(line, 'accepted', 'rejected') WHERE seq = 0`
+        // seq 0 is the first verb's lease_acquired, seq 1 its transition
+        (sql) => sql`UPDATE audit_state_events SET line = replace(line, 'accepted', 'rejected') WHERE seq = 1`
       )
       assert.strictEqual(e.code, "ledger")
       assert.include(e.message, "not a record this tool can stand behind (broken)")
@@ -61,20 +62,21 @@ describe("the event stream refuses writes when it is not intact (SQL store)", ()
   it.live("a different, self-consistent stream: replaced", () =>
     Effect.gen(function*() {
       const file = yield* seeded
-      const other = Events.link(Events.GENESIS, {
-        ts: "2026-01-01T00:00:00+00:00",
-        event: "gate_reached",
-        session_id: null,
-        gate: "done"
+      // as many lines as the anchor counts (each verb now carries its lease pair), none of them ours
+      let head = Events.GENESIS
+      const others = Array.from({ length: 6 }, (_, k) => {
+        const l = Events.link(head, {
+          ts: `2026-01-01T00:00:0${k}+00:00`,
+          event: "gate_reached",
+          session_id: null,
+          gate: "done"
+        })
+        head = l.head
+        return l
       })
       const e = yield* tamperThenWrite(file, (sql) =>
-        Effect.zipRight(
-          sql`DELETE FROM audit_state_events WHERE seq > 0`,
-          Effect.zipRight(
-            sql`UPDATE audit_state_events SET line = ${other.line}, head = ${other.head} WHERE seq = 0`,
-            sql`UPDATE audit_state_head SET events = 1`
-          )
-        ))
+        Effect.forEach(others, (o, k) =>
+          sql`UPDATE audit_state_events SET line = ${o.line}, head = ${o.head} WHERE seq = ${k}`))
       assert.strictEqual(e.code, "ledger")
       assert.include(e.message, "(replaced)")
     }))
@@ -113,11 +115,12 @@ describe("import of an xcheck events stream", () => {
       assert.deepStrictEqual(report, { revision: 1, records: 1, events: 2, legacyChained: 2 })
       yield* store.apply({ verb: "set-status", id: "F-0001", status: "accepted" })
       const lines = (yield* store.exportEvents).trimEnd().split("\n")
-      assert.strictEqual(lines.length, 3)
+      // two legacy lines, then the verb's lease_acquired, transition, lease_released
+      assert.strictEqual(lines.length, 5)
       for (const l of lines) assert.strictEqual(JSON.parse(l).v, 1)
       const verified = Events.verify(lines)
       assert.isFalse(Events.isDefect(verified))
-      assert.strictEqual((yield* store.load).ledger_anchor!.events, 2)
+      assert.strictEqual((yield* store.load).ledger_anchor!.events, 3)
     }).pipe(Effect.provide(layers.memory)))
 })
 

@@ -156,4 +156,19 @@ describe("Metrics (§6, hand-derived)", () => {
     assert.strictEqual(Metrics.pyRound(1.5), 2)
     assert.strictEqual(Metrics.pyRound(2 / 3 * 100, 1), 66.7)
   })
+
+  it("xcheck's shape: whole seconds are summed; a breakdown with no records has no key", () => {
+    const timed = Effect.runSync(State.decodeText(harness((d) => {
+      d.findings = [finding("F-0001", { status: "accepted" })]
+      d.sessions = [session(S1, { outcome: "ok", duration_s: 2.7 }), session(S2, { outcome: "ok", duration_s: 1.6 })]
+    })))
+    const m = Metrics.metrics(timed, [], "/p")
+    assert.strictEqual(m.cost_per_accepted_finding.session_seconds, 3)
+    assert.strictEqual(m.cost_per_accepted_finding.seconds_per_accepted_finding, 3)
+    assert.deepStrictEqual(m.breakdowns.durability_by_fix_type, { individual: null })
+    const empty = Metrics.metrics(State.empty("tests"), [], "/p")
+    assert.deepStrictEqual(empty.breakdowns.durability_by_fix_type, {})
+    assert.deepStrictEqual(empty.breakdowns.durability_by_dimension, {})
+    assert.deepStrictEqual(Metrics.outputIssues(empty, Metrics.METRICS_SCHEMA), [])
+  })
 })

@@ -134,10 +134,15 @@ const writeVerb = (
 ) =>
   withStore(p, false, (store) =>
     Effect.gen(function*() {
-      yield* loadChecked(p, store)
+      const config = yield* Project.readConfig(p)
+      const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
       const applied = yield* store.apply(request, {
         expectRevision: u(expect),
-        subject: Project.workingTreeSubject(p.project)
+        subject: Project.workingTreeSubject(p.project),
+        headBefore: Project.subjectHead(p.project),
+        policy: config.verbPolicy,
+        // the drift check runs inside the verb's transaction, as xcheck's does under its lock
+        guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc), platform)
       })
       yield* Project.renderViews(p, applied.doc)
       yield* Output.result(
@@ -273,7 +278,8 @@ const next = Command.make(
           const { decision, doc } = yield* statusPayload(p, store)
           const rc = Decision.roleAndCharter(decision)
           const isGate = !decision.kind.startsWith("run-")
-          if (isGate && !dryRun) yield* store.recordGate(decision)
+          // a gate is recorded either way (xcheck's `next --dry-run` appends gate_reached too)
+          if (isGate) yield* store.recordGate(decision, { dryRun })
           const construal = decision.kind === "run-construal" ? (decision.detail as ReadonlyArray<string>) : undefined
           const out = {
             decision,

@@ -24,7 +24,9 @@ export interface EngineCore {
     snap: Snapshot,
     nextDoc: State.StateDoc,
     event: (revision: number) => Events.AuditEvent,
-    extraEvents?: ReadonlyArray<Events.AuditEvent>
+    extraEvents?: ReadonlyArray<Events.AuditEvent>,
+    trailingEvents?: ReadonlyArray<Events.AuditEvent>,
+    anchor?: boolean
   ) => Effect.Effect<{ readonly next: Snapshot; readonly event: Events.AuditEvent }, AuditError.AuditError>
 }
 
@@ -66,7 +68,8 @@ export const makeDispatch = (
             return {
               ...s,
               outcome: "crash",
-              note: "the orchestrator was never able to finalise this dispatch (a new dispatch was opened over it)"
+              note:
+                "the orchestrator was never able to finalise this dispatch — no exit status, duration or log digest was observed"
             }
           })
           const envelope: State.Session = {
@@ -102,7 +105,9 @@ export const makeDispatch = (
               state_revision: revision,
               ...eventEnvelope(envelope)
             }),
-            extra
+            extra,
+            [],
+            false
           )
           return {
             doc: next.doc,
@@ -161,13 +166,21 @@ export const makeDispatch = (
           }
           const arr = [...sessions]
           arr[idx] = finished
-          const { event, next } = yield* commit(tx, snap, { ...snap.doc, sessions: arr }, (revision) => ({
-            ts,
-            event: "session_finished",
-            session_id: s.session_id,
-            state_revision: revision,
-            ...eventEnvelope(finished)
-          }))
+          const { event, next } = yield* commit(
+            tx,
+            snap,
+            { ...snap.doc, sessions: arr },
+            (revision) => ({
+              ts,
+              event: "session_finished",
+              session_id: s.session_id,
+              state_revision: revision,
+              ...eventEnvelope(finished)
+            }),
+            [],
+            [],
+            false
+          )
           return {
             doc: next.doc,
             revision: next.revision,

@@ -88,14 +88,35 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
 
   const now = Effect.map(Clock.currentTimeMillis, (ms) => ({ ts: isoSeconds(ms), today: isoSeconds(ms).slice(0, 10) }))
 
-  const appendEvent = (tx: Tx, snap: Snapshot, event: Events.AuditEvent) =>
+  const appendEvents = (tx: Tx, snap: Snapshot, events: ReadonlyArray<Events.AuditEvent>) =>
     Effect.gen(function*() {
-      const linked = Events.link(snap.head, event)
-      yield* tx.append(snap.events, [linked], true)
-      const next: Snapshot = { ...snap, events: snap.events + 1, head: linked.head }
+      let head = snap.head
+      const lines = events.map((e) => {
+        const l = Events.link(head, e)
+        head = l.head
+        return l
+      })
+      yield* tx.append(snap.events, lines, true)
+      const next: Snapshot = { ...snap, events: snap.events + lines.length, head }
       cache = next
       return next
     })
+
+  /**
+   * The lease pair xcheck writes around every verb, refused ones included (its `audit/.lock`
+   * acquisition and release; here the database transaction is the lock).
+   */
+  const lease = (snap: Snapshot, ts: string, sessionId: string | null, role: string) => {
+    const nonce = sha(`lease:${snap.head}:${snap.events}:${ts}`).slice(0, 16)
+    const at = (event: "lease_acquired" | "lease_released"): Events.AuditEvent => ({
+      ts,
+      event,
+      session_id: sessionId,
+      role,
+      nonce
+    })
+    return { acquired: at("lease_acquired"), released: at("lease_released") }
+  }
 
   /** Bump, anchor, validate, persist, append: one commit. */
   const commit = (
@@ -103,7 +124,9 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
     snap: Snapshot,
     nextDoc: State.StateDoc,
     event: (revision: number) => Events.AuditEvent,
-    extraEvents: ReadonlyArray<Events.AuditEvent> = []
+    extraEvents: ReadonlyArray<Events.AuditEvent> = [],
+    trailingEvents: ReadonlyArray<Events.AuditEvent> = [],
+    anchor = true
   ) =>
     Effect.gen(function*() {
       const revision = snap.revision + 1
@@ -120,7 +143,8 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
       const doc: State.StateDoc = {
         ...nextDoc,
         state_revision: revision,
-        ledger_anchor: { digest: head, events: eventsBefore, state_revision: revision },
+        // xcheck's envelope store bumps the revision but leaves the anchor on the last verb's
+        ...(anchor ? { ledger_anchor: { digest: head, events: eventsBefore, state_revision: revision } } : {}),
         ledger_commits: commits
       }
       // snap.doc is valid (decoded or committed); check what this commit changed (ADR 0111)
@@ -131,11 +155,14 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
         )
       }
       const ev = event(revision)
-      const l = Events.link(head, ev)
-      lines.push(l)
+      for (const e of [ev, ...trailingEvents]) {
+        const l = Events.link(head, e)
+        lines.push(l)
+        head = l.head
+      }
       yield* tx.persist(snap.doc, doc, snap.events + lines.length)
       yield* tx.append(snap.events, lines, false)
-      const next: Snapshot = { doc, revision, events: snap.events + lines.length, head: l.head, status: "intact" }
+      const next: Snapshot = { doc, revision, events: snap.events + lines.length, head, status: "intact" }
       cache = next
       return { next, event: ev }
     })
@@ -145,49 +172,69 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
       Effect.gen(function*() {
         const snap = yield* requireSnapshot(tx)
         yield* requireIntact(snap)
-        if (options.expectRevision !== undefined && options.expectRevision !== snap.revision) {
-          return yield* Effect.fail(
-            AuditError.make(
-              "stale-revision",
-              `stale revision: expected state revision ${options.expectRevision}, the state is at ${snap.revision}`,
-              { expected: options.expectRevision, actual: snap.revision }
-            )
-          )
-        }
         const { today, ts } = yield* now
         const open = State.openDispatch(snap.doc)
+        const sessionId = open?.session_id ?? null
+        // xcheck's order: authorize (before the lock), lock, load + drift, expected revision, verb
         const denied = Verbs.authorize(snap.doc, request)
         if (denied !== undefined) {
-          const event: Events.AuditEvent = {
+          yield* appendEvents(tx, snap, [{
             ts,
             event: "write_refused",
-            session_id: open?.session_id ?? null,
+            session_id: sessionId,
             verb: request.verb,
             role: denied.role,
             target: denied.target,
             reason: denied.reason
-          }
-          yield* appendEvent(tx, snap, event)
+          }])
           return {
             _tag: "denied" as const,
             error: AuditError.make("unauthorized", `${request.verb}: ${denied.reason}`)
           }
         }
-        const out = Verbs.apply(snap.doc, request, { today, subject: options.subject })
-        if (Verbs.isRefusal(out)) return { _tag: "denied" as const, error: AuditError.make(out.code, out.message) }
+        const { acquired, released } = lease(snap, ts, sessionId, "write")
+        const refused = (error: AuditError.AuditError) =>
+          Effect.as(appendEvents(tx, snap, [acquired, released]), { _tag: "denied" as const, error })
+        if (options.guard !== undefined) {
+          const guarded = yield* Effect.either(options.guard(snap.doc))
+          if (guarded._tag === "Left") return yield* refused(guarded.left)
+        }
+        if (options.expectRevision !== undefined && options.expectRevision !== snap.revision) {
+          return yield* refused(AuditError.make(
+            "stale-revision",
+            `stale revision: expected state revision ${options.expectRevision}, the state is at ${snap.revision}`,
+            { expected: options.expectRevision, actual: snap.revision }
+          ))
+        }
+        const out = Verbs.apply(snap.doc, request, { today, subject: options.subject, policy: options.policy })
+        if (Verbs.isRefusal(out)) return yield* refused(AuditError.make(out.code, out.message))
         const summary = out.message.split("\n")[0]!
-        const { event, next } = yield* commit(tx, snap, out.doc, (revision) => ({
-          ts,
-          event: "state_transition",
-          session_id: open?.session_id ?? null,
-          verb: request.verb,
-          target: out.target,
-          state_revision: revision,
-          from_status: out.fromStatus,
-          to_status: out.toStatus,
-          summary,
-          ...(out.extras ?? {})
-        }))
+        const nextDoc = options.headBefore === undefined ? out.doc : { ...out.doc, head_before: options.headBefore }
+        const committed = yield* Effect.either(commit(
+          tx,
+          snap,
+          nextDoc,
+          (revision) => ({
+            ts,
+            event: "state_transition",
+            session_id: sessionId,
+            verb: request.verb,
+            target: out.target,
+            state_revision: revision,
+            from_status: out.fromStatus,
+            to_status: out.toStatus,
+            summary,
+            ...(out.extras ?? {})
+          }),
+          [acquired],
+          [released]
+        ))
+        // a commit that fails validation wrote nothing; its lease pair still lands (xcheck's does)
+        if (committed._tag === "Left") {
+          if (committed.left.code !== "invalid-state") return yield* Effect.fail(committed.left)
+          return yield* refused(committed.left)
+        }
+        const { event, next } = committed.right
         return {
           _tag: "applied" as const,
           applied: { doc: next.doc, revision: next.revision, event, message: out.message }
@@ -220,20 +267,24 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
     .pipe(Effect.withSpan("AuditStore.load"))
 
   const recordGate: AuditStoreShape["recordGate"] = Effect.fn("AuditStore.recordGate")(
-    function*(decision: Decision.Decision) {
+    function*(decision: Decision.Decision, options?: { readonly dryRun?: boolean | undefined }) {
       return yield* backend.transact(true, (tx) =>
         Effect.gen(function*() {
           const snap = yield* requireSnapshot(tx)
           yield* requireIntact(snap)
           const { ts } = yield* now
+          const sessionId = State.openDispatch(snap.doc)?.session_id ?? null
           const event: Events.AuditEvent = {
             ts,
             event: "gate_reached",
-            session_id: State.openDispatch(snap.doc)?.session_id ?? null,
+            session_id: sessionId,
             gate: decision.kind,
             detail: decision.detail
           }
-          yield* appendEvent(tx, snap, event)
+          // `next` holds the lock as the orchestrator while it decides; `--dry-run` takes no lock
+          // but still records the gate it reached (xcheck)
+          const { acquired, released } = lease(snap, ts, sessionId, "orchestrator")
+          yield* appendEvents(tx, snap, options?.dryRun === true ? [event] : [acquired, event, released])
           return event
         }))
     }

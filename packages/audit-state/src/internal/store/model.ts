@@ -36,6 +36,15 @@ export interface ApplyOptions {
   readonly expectRevision?: number | undefined
   /** Resolves `file-finding` locators against the audited material. */
   readonly subject?: Verbs.SubjectResolver | undefined
+  /** The subject's commit (git HEAD) the verb ran against: stored as `head_before`, as xcheck does. */
+  readonly headBefore?: string | undefined
+  /** Where Steward deliberately differs from xcheck (default: xcheck's behaviour). */
+  readonly policy?: Verbs.VerbPolicy | undefined
+  /**
+   * A check run inside the transaction on the document the verb will see (the CLI's drift
+   * check): a failure refuses the verb with that error, after the lease pair is recorded.
+   */
+  readonly guard?: ((doc: State.StateDoc) => Effect.Effect<void, AuditError.AuditError>) | undefined
 }
 
 /**
@@ -120,7 +129,10 @@ export interface AuditStoreShape {
   /** Finalise the open dispatch. */
   readonly finishDispatch: (input: DispatchFinish) => Effect.Effect<Applied, AuditError.AuditError>
   /** Append an observational `gate_reached` event (no revision change). */
-  readonly recordGate: (decision: Decision.Decision) => Effect.Effect<Events.AuditEvent, AuditError.AuditError>
+  readonly recordGate: (
+    decision: Decision.Decision,
+    options?: { readonly dryRun?: boolean | undefined }
+  ) => Effect.Effect<Events.AuditEvent, AuditError.AuditError>
   /** Import xcheck's `state.json` (+ optional `events.jsonl`) into an empty store. */
   readonly importState: (stateText: string, eventsText?: string) => Effect.Effect<ImportReport, AuditError.AuditError>
   /** The canonical `state.json` bytes. */

@@ -8,14 +8,14 @@ import { catalogRefs } from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
-export const amendPass: Handler<"amend-pass"> = (doc, request, _ctx) => {
+export const amendPass: Handler<"amend-pass"> = (doc, request, ctx) => {
   const v = request.verb
   const idx = (doc.queue ?? []).findIndex((p) => p.id === request.id)
   if (idx < 0) {
     return refuse(
       v,
       "not-found",
-      `${request.id} is not in the queue (${
+      `no pass '${request.id}' in the queue (${
         (doc.queue ?? []).map((p) => p.id).join(", ") || "empty"
       }); add it with \`steward audit queue-pass\``
     )
@@ -25,19 +25,25 @@ export const amendPass: Handler<"amend-pass"> = (doc, request, _ctx) => {
     return refuse(
       v,
       "refused",
-      `${p.id} is done (report ${
+      `pass ${p.id} is done and its coverage record binds it to ${
         p.coverage?.report_path ?? "?"
-      }); amending it would make its record describe work nobody did — queue a new pass with \`steward audit queue-pass\``
+      }; amending it would make its record describe work nobody did — queue a new pass with \`steward audit queue-pass\``
     )
   }
   if (
     request.dimension === undefined && request.units === undefined && request.charter === undefined &&
     request.stop === undefined
-  ) return refuse(v, "invalid-input", "nothing to change (give --dimension, --units, --charter or --stop)")
+  ) {
+    return refuse(
+      v,
+      "invalid-input",
+      `\`amend-pass ${request.id}\` was given nothing to change (give --dimension, --units, --charter or --stop)`
+    )
+  }
   if (request.units !== undefined && request.units.length === 0) {
     return refuse(v, "invalid-input", "--units is empty")
   }
-  const catalogIssue = catalogRefs(doc, request.dimension, request.units)
+  const catalogIssue = catalogRefs(doc, request.dimension, request.units, "Dimensions catalog")
   if (catalogIssue !== undefined) return refuse(v, "refused", catalogIssue)
   const amended: State.Pass = {
     ...p,
@@ -46,7 +52,10 @@ export const amendPass: Handler<"amend-pass"> = (doc, request, _ctx) => {
     ...(request.charter !== undefined ? { charter: request.charter } : {}),
     ...(request.stop !== undefined ? { stop: request.stop } : {})
   }
-  if (Object.keys(amended).every((k) => JSON.stringify((amended as any)[k]) === JSON.stringify((p as any)[k]))) {
+  if (
+    ctx.policy?.refuseNoOpAdmin === true &&
+    Object.keys(amended).every((k) => JSON.stringify((amended as any)[k]) === JSON.stringify((p as any)[k]))
+  ) {
     return refuse(v, "refused", `${p.id} already says that — nothing to change`)
   }
   const arr = [...doc.queue!]

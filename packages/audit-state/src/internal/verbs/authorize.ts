@@ -46,15 +46,23 @@ export const authorize = (
     }).map(([name]) => name)
     const okFrom = route.from === undefined || (from !== undefined && route.from.includes(from))
     const okTo = route.to === undefined || route.to.includes(request.status)
-    if (!okFrom || !okTo) {
+    const owner = owners.length > 0 ? owners.join(" or ") : "the operator (no dispatch open)"
+    if (!okFrom) {
       return {
         role,
         target,
-        reason: `${who} may not run set-status ${request.id} ${
+        reason: `${who} may not run set-status on ${request.id}, which is '${
           from ?? "?"
-        } -> ${request.status}; that move belongs to ${
-          owners.length > 0 ? owners.join(" or ") : "the operator (no dispatch open)"
-        }`
+        }'; a ${role} may run it only from ${(route.from ?? []).join(", ")} — that move belongs to ${owner}`
+      }
+    }
+    if (!okTo) {
+      return {
+        role,
+        target,
+        reason: `${who} may not move ${request.id} to '${request.status}' (from '${
+          from ?? "?"
+        }'); that move belongs to ${owners.length > 0 ? owners.join(" or ") : "the operator (no dispatch open)"}`
       }
     }
   }

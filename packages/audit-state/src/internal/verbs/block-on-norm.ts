@@ -21,7 +21,7 @@ export const blockOnNorm: Handler<"block-on-norm"> = (doc, request, ctx) => {
     return refuse(
       v,
       "refused",
-      `${r.id} is '${r.status}'; block-on-norm applies to a validated or planned class finding`
+      `${r.id} is '${r.status}'; the gate is raised while the class fix is being planned (validated or planned)`
     )
   }
   return {

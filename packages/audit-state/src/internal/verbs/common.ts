@@ -148,6 +148,10 @@ export const refusalProse = (body: string | undefined): boolean => {
   return /[\p{L}\p{N}]/u.test(stripped)
 }
 
+/** xcheck's rendering of a list of statuses: `['a', 'b']` (sorted), or `no transition`. */
+export const pyList = (xs: ReadonlyArray<string>): string =>
+  xs.length === 0 ? "no transition" : `[${[...xs].sort().map((x) => `'${x}'`).join(", ")}]`
+
 export const isDigits = (s: string) => /^[0-9]+$/.test(s)
 
 export const CLASS_NEVER: ReadonlyArray<string> = ["disputed", "withdrawn", "obsolete"]
@@ -168,19 +172,22 @@ export const pathRefusal = (verb: string, option: string, p: string): Refusal | 
 export const catalogRefs = (
   doc: State.StateDoc,
   dimension: string | undefined,
-  units: ReadonlyArray<string> | undefined
+  units: ReadonlyArray<string> | undefined,
+  catalog: string
 ) => {
   const dims = doc.catalogs?.dimensions ?? []
   if (dimension !== undefined && dims.length > 0 && !dims.some((d) => d.key === dimension)) {
-    return `dimension '${dimension}' is not in the dimension catalog — add it first: \`steward audit update-catalog dimension ${dimension} …\``
+    return `--dimension '${dimension}' is not in the ${catalog} (${
+      dims.map((d) => d.key).join(", ")
+    }) — add it first: \`steward audit update-catalog dimension ${dimension} …\``
   }
   const unitMap = doc.catalogs?.units ?? []
   if (units !== undefined && unitMap.length > 0) {
     const missing = units.filter((u) => !unitMap.some((x) => x.id === u))
     if (missing.length > 0) {
-      return `unit(s) ${
+      return `--units names ${
         missing.join(", ")
-      } are not in the unit map — add them first: \`steward audit update-catalog unit ${missing[0]} …\``
+      }, which the Unit map does not declare — add them first: \`steward audit update-catalog unit ${missing[0]} …\``
     }
   }
   return undefined

@@ -5,7 +5,16 @@
  */
 import type * as State from "../../State.js"
 import { PATTERNS, SEVERITIES, TRANSITIONS } from "../../Vocabulary.js"
-import { bindSession, findRecord, pathRefusal, type Rec, replaceRecord, splitLocator, without } from "./common.js"
+import {
+  bindSession,
+  findRecord,
+  pathRefusal,
+  pyList,
+  type Rec,
+  replaceRecord,
+  splitLocator,
+  without
+} from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
@@ -45,18 +54,25 @@ export const fileFinding: Handler<"file-finding"> = (doc, request, ctx) => {
     body_path: request.body
   }
   if (!isClass) {
-    if (request.members !== undefined || request.session !== undefined) {
+    if (request.session !== undefined) {
       return refuse(
         v,
         "refused",
-        "--members and --session belong to a class finding (CF-NNNN), not an ordinary finding"
+        `--session records who ran the census that escalated a class finding; ${request.id} is an ordinary finding and has no created_by — its provenance is its --pass`
+      )
+    }
+    if (request.members !== undefined) {
+      return refuse(
+        v,
+        "refused",
+        `--members belongs to a class finding (CF-NNNN); ${request.id} is an ordinary finding`
       )
     }
     if (request.locator === undefined || request.sourceHash === undefined) {
       return refuse(
         v,
         "refused",
-        "an ordinary finding requires --locator PATH[:L[-M]] and --source-hash SHA256 (evidence is addressed)"
+        `${request.id} cannot be filed without --locator PATH[:L[-M]] and --source-hash SHA256: evidence is addressed`
       )
     }
     const loc = splitLocator(request.locator)
@@ -89,7 +105,7 @@ export const fileFinding: Handler<"file-finding"> = (doc, request, ctx) => {
     return refuse(
       v,
       "refused",
-      "--locator/--source-hash are not class-finding fields (a class is evidenced by its census)"
+      `${request.id} is a class finding: its evidence is its census and its members' locators, so --locator and --source-hash do not apply`
     )
   }
   if (request.members === undefined || request.members.length === 0) {
@@ -116,7 +132,9 @@ export const fileFinding: Handler<"file-finding"> = (doc, request, ctx) => {
       return refuse(
         v,
         "refused",
-        `member ${m} is '${loc.rec.status}'; only accepted|validated|planned|reopened findings can be absorbed by a class`
+        `${m} is '${loc.rec.status}' and §5 does not allow it to become 'superseded-by-class' (only ${
+          pyList(legal)
+        }); a census absorbs findings still in the cycle`
       )
     }
     const absorbed: Rec = {

@@ -106,10 +106,28 @@ export interface SubjectResolver {
   readonly check: (path: string, lines: readonly [number, number] | undefined, sourceHash: string) => string | undefined
 }
 
+/**
+ * Where Steward may deliberately be stricter than xcheck. Every option defaults to off, which is
+ * xcheck 0.9.5's behaviour (ADR 0112).
+ *
+ * @internal
+ */
+export interface VerbPolicy {
+  /** Class findings never reach disputed/withdrawn/obsolete; a member returns to accepted only after its class is rejected (ADR 0104). */
+  readonly strictClassMoves?: boolean | undefined
+  /** Refuse an administrative verb that changes nothing (xcheck records it as a new revision). */
+  readonly refuseNoOpAdmin?: boolean | undefined
+  /** `record-ruling` checks the ruling token grammar and the norms catalog (ADR 0103). */
+  readonly strictRulingTokens?: boolean | undefined
+  /** `record-refusal --clear` refuses on a terminal record. */
+  readonly keepTerminalRefusals?: boolean | undefined
+}
+
 /** @internal */
 export interface VerbContext {
   readonly today: string
   readonly subject?: SubjectResolver | undefined
+  readonly policy?: VerbPolicy | undefined
 }
 
 /** @internal */

@@ -25,7 +25,11 @@ export const proposeConstrual: Handler<"propose-construal"> = (doc, request, ctx
   if (badConstrualBody) return badConstrualBody
   const expected = State.construalKey(request.role, request.charter)
   if (request.key !== expected) {
-    return refuse(v, "refused", `key ${request.key} is not construal_key(${request.role}, charter) = ${expected}`)
+    return refuse(
+      v,
+      "refused",
+      `the key '${request.key}' is not derived from this (role, charter): construal_key('${request.role}', …) is '${expected}'`
+    )
   }
   const c: State.Construal = {
     key: request.key,

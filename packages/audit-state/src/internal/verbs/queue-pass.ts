@@ -15,9 +15,9 @@ export const queuePass: Handler<"queue-pass"> = (doc, request, _ctx) => {
     return refuse(v, "invalid-input", `'${request.id}' is not a canonical pass id (P-NN)`)
   }
   if ((doc.queue ?? []).some((p) => p.id === request.id)) {
-    return refuse(v, "refused", `${request.id} already exists in the queue`)
+    return refuse(v, "refused", `pass ${request.id} is already in the queue`)
   }
-  const catalogIssue = catalogRefs(doc, request.dimension, request.units)
+  const catalogIssue = catalogRefs(doc, request.dimension, request.units, "AUDIT.md Dimensions catalog")
   if (catalogIssue !== undefined) return refuse(v, "refused", catalogIssue)
   const p: State.Pass = {
     id: request.id,

@@ -11,7 +11,13 @@ export const recordCoverage: Handler<"record-coverage"> = (doc, request, ctx) =>
   const v = request.verb
   const today = ctx.today
   const idx = (doc.queue ?? []).findIndex((p) => p.id === request.id)
-  if (idx < 0) return refuse(v, "not-found", `${request.id} is not a pass in the queue`)
+  if (idx < 0) {
+    return refuse(
+      v,
+      "not-found",
+      `no pass '${request.id}' in the queue (${(doc.queue ?? []).map((p) => p.id).join(", ") || "empty"})`
+    )
+  }
   const p = doc.queue![idx]!
   if (p.coverage !== undefined) {
     return refuse(
@@ -24,7 +30,9 @@ export const recordCoverage: Handler<"record-coverage"> = (doc, request, ctx) =>
   if (badReport) return badReport
   const findings = request.findings ?? []
   const missing = findings.filter((f) => findRecord(doc, f) === undefined)
-  if (missing.length > 0) return refuse(v, "not-found", `unknown finding id(s): ${missing.join(", ")}`)
+  if (missing.length > 0) {
+    return refuse(v, "not-found", `--findings names ${missing.join(", ")}, which no record carries`)
+  }
   const arr = [...doc.queue!]
   arr[idx] = {
     ...p,

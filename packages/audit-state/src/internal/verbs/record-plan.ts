@@ -21,7 +21,9 @@ export const recordPlan: Handler<"record-plan"> = (doc, request, ctx) => {
   const badPlanBody = pathRefusal(v, "--body", request.body)
   if (badPlanBody) return badPlanBody
   const missing = request.findings.filter((f) => findRecord(doc, f) === undefined)
-  if (missing.length > 0) return refuse(v, "not-found", `unknown finding id(s): ${missing.join(", ")}`)
+  if (missing.length > 0) {
+    return refuse(v, "not-found", `--findings names ${missing.join(", ")}, which no record carries`)
+  }
   const p: State.Plan = {
     id: request.id,
     findings: request.findings,

@@ -4,7 +4,7 @@
  * @internal
  */
 import { REFUSAL_REASONS, TERMINAL } from "../../Vocabulary.js"
-import { findRecord, noRecord, refusalProse, replaceRecord, terminalRefusal, without } from "./common.js"
+import { findRecord, noRecord, refusalProse, replaceRecord, without } from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
@@ -14,7 +14,24 @@ export const recordRefusal: Handler<"record-refusal"> = (doc, request, ctx) => {
   const loc = findRecord(doc, request.id)
   if (loc === undefined) return noRecord(v, doc, request.id)
   const r = loc.rec
-  if (TERMINAL.has(r.status)) return terminalRefusal(v, r)
+  const terminal = TERMINAL.has(r.status)
+  const owedNothing = refuse(
+    v,
+    "refused",
+    `${r.id} is '${r.status}' (terminal): nothing is owed on it, so there is no attempt to refuse`
+  )
+  if (
+    request.clear !== true && request.reason !== undefined &&
+    !(REFUSAL_REASONS as ReadonlyArray<string>).includes(request.reason)
+  ) {
+    return refuse(
+      v,
+      "invalid-input",
+      `--reason '${request.reason}' is not one of the closed §5 vocabulary (${[...REFUSAL_REASONS].sort().join(", ")})`
+    )
+  }
+  // xcheck clears a stale refusal on a terminal record; only setting one is refused there
+  if (terminal && (request.clear !== true || ctx.policy?.keepTerminalRefusals === true)) return owedNothing
   if (request.clear === true) {
     if (request.reason !== undefined) return refuse(v, "invalid-input", "--clear takes no --reason")
     if (r.refusal === undefined) return refuse(v, "refused", `${r.id} carries no refusal to clear`)
@@ -31,7 +48,7 @@ export const recordRefusal: Handler<"record-refusal"> = (doc, request, ctx) => {
     return refuse(
       v,
       "invalid-input",
-      `--reason '${request.reason}' is not in the closed §5 vocabulary (${REFUSAL_REASONS.join(", ")})`
+      `--reason '${request.reason}' is not one of the closed §5 vocabulary (${REFUSAL_REASONS.join(", ")})`
     )
   }
   if (r.refusal === request.reason) return refuse(v, "refused", `${r.id} already carries refusal '${r.refusal}'`)

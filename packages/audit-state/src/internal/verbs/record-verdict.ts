@@ -13,7 +13,7 @@ export const recordVerdict: Handler<"record-verdict"> = (doc, request, ctx) => {
   const v = request.verb
   const today = ctx.today
   if (request.verdict !== "closed" && request.verdict !== "reopened") {
-    return refuse(v, "invalid-input", `--verdict '${request.verdict}' must be closed or reopened`)
+    return refuse(v, "invalid-input", `--verdict must be 'closed' or 'reopened', got '${request.verdict}'`)
   }
   const bound = bindSession(doc, v, request.session, "Verifier")
   if ("_tag" in bound) return bound
@@ -21,7 +21,7 @@ export const recordVerdict: Handler<"record-verdict"> = (doc, request, ctx) => {
   if (loc === undefined) return noRecord(v, doc, request.id)
   const r = loc.rec
   if (r.status !== "fixed") {
-    return refuse(v, "refused", `${r.id} is '${r.status}': a verdict applies only on a 'fixed' finding`)
+    return refuse(v, "refused", `${r.id} is '${r.status}': a binding verdict applies only to a 'fixed' finding`)
   }
   const fixerId = r.fixed_by?.split(":")[0]
   if (fixerId === request.session) {

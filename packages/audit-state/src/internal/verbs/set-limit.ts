@@ -8,7 +8,7 @@ import { isDigits } from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
-export const setLimit: Handler<"set-limit"> = (doc, request, _ctx) => {
+export const setLimit: Handler<"set-limit"> = (doc, request, ctx) => {
   const v = request.verb
   const range = LIMIT_RANGES[request.key]
   if (range === undefined) {
@@ -34,7 +34,9 @@ export const setLimit: Handler<"set-limit"> = (doc, request, _ctx) => {
       }`
     )
   }
-  if (doc.limits?.[request.key] === n) return refuse(v, "refused", `${request.key} is already ${n}`)
+  if (ctx.policy?.refuseNoOpAdmin === true && doc.limits?.[request.key] === n) {
+    return refuse(v, "refused", `${request.key} is already ${n}`)
+  }
   return {
     doc: { ...doc, limits: { ...(doc.limits ?? {}), [request.key]: n } },
     target: request.key,

@@ -4,7 +4,16 @@
  * @internal
  */
 import { HARD_TERMINAL, NEEDS_HUMAN, NEXT_VALUES, RESERVED, STATUSES, TRANSITIONS } from "../../Vocabulary.js"
-import { CLASS_NEVER, findRecord, noRecord, type Rec, replaceRecord, terminalRefusal, without } from "./common.js"
+import {
+  CLASS_NEVER,
+  findRecord,
+  noRecord,
+  pyList,
+  type Rec,
+  replaceRecord,
+  terminalRefusal,
+  without
+} from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
@@ -24,18 +33,16 @@ export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
   if (r.status === request.status) {
     return refuse(v, "refused", `${r.id} is already '${r.status}' — nothing to change`)
   }
-  const terminalHere = HARD_TERMINAL.has(r.status) ||
-    (r.status === "superseded-by-class" && request.status !== "accepted")
-  if (terminalHere) return terminalRefusal(v, r)
+  if (HARD_TERMINAL.has(r.status)) return terminalRefusal(v, r)
   const legal = TRANSITIONS[r.status] ?? []
   if (!legal.includes(request.status as never)) {
     return refuse(
       v,
       "refused",
-      `${r.id} ${r.status} -> ${request.status}: §5 allows only [${legal.join(", ")}] from '${r.status}'`
+      `${r.id} is '${r.status}' and §5 allows only ${pyList(legal)} from there — '${request.status}' is not among them`
     )
   }
-  if (r.status === "superseded-by-class" && r.class !== undefined) {
+  if (ctx.policy?.strictClassMoves === true && r.status === "superseded-by-class" && r.class !== undefined) {
     // ADR 0104: a member goes back to accepted only when its class finding was rejected
     const cf = (doc.class_findings ?? []).find((c) => c.id === r.class)
     if (cf !== undefined && cf.status !== "rejected") {
@@ -46,7 +53,7 @@ export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
       )
     }
   }
-  if (loc.cls && CLASS_NEVER.includes(request.status)) {
+  if (ctx.policy?.strictClassMoves === true && loc.cls && CLASS_NEVER.includes(request.status)) {
     return refuse(
       v,
       "refused",
@@ -76,7 +83,7 @@ export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
     return refuse(
       v,
       "refused",
-      `${r.id} has no class: a record becomes superseded-by-class when a class finding absorbs it (\`steward audit file-finding --id CF-… --members ${r.id}\`)`
+      `${r.id} cannot become 'superseded-by-class' without naming the class finding that absorbs it (§8 rule 4); a record becomes superseded-by-class when a class finding absorbs it (\`steward audit file-finding --id CF-… --members ${r.id}\`)`
     )
   }
   if (request.next !== undefined && !NEXT_VALUES.has(request.next)) {

@@ -8,7 +8,7 @@ import { PATTERNS } from "../../Vocabulary.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
-export const updateCatalog: Handler<"update-catalog"> = (doc, request) => {
+export const updateCatalog: Handler<"update-catalog"> = (doc, request, { policy }) => {
   const v = "update-catalog"
   const kinds: Record<string, { group: "norms" | "dimensions" | "units"; id: string; fields: ReadonlyArray<string> }> =
     {
@@ -51,7 +51,9 @@ export const updateCatalog: Handler<"update-catalog"> = (doc, request) => {
       return refuse(
         v,
         "refused",
-        `${request.kind} '${request.key}' is still used by ${holders.join(", ")} — it cannot be removed`
+        `${request.kind} '${request.key}' is refused for removal: ${holders.length} record(s) still reference it (${
+          holders.join(", ")
+        }) — repoint them first`
       )
     }
     const next = [...rows]
@@ -97,7 +99,7 @@ export const updateCatalog: Handler<"update-catalog"> = (doc, request) => {
   }
   const current = rows[idx]!
   const amended = { ...current, ...given }
-  if (JSON.stringify(amended) === JSON.stringify(current)) {
+  if (policy?.refuseNoOpAdmin === true && JSON.stringify(amended) === JSON.stringify(current)) {
     return refuse(v, "refused", `${request.kind} '${request.key}' already says that`)
   }
   const next = [...rows]
