@@ -4,6 +4,8 @@
  * and records Steward's outcome at every step beside xcheck's.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
@@ -79,7 +81,7 @@ const applyFile = (project: string, op: FileOp) => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   if (op.op === "write") fs.writeFileSync(file, op.text)
   else if (op.op === "append") fs.appendFileSync(file, op.text)
-  else {
+  else if (op.op === "replace") {
     let text = fs.readFileSync(file, "utf8")
     for (let k = 0; k < op.count; k++) text = text.replace(op.old, op.new)
     fs.writeFileSync(file, text)
@@ -146,7 +148,7 @@ export const runSequence = (seq: Sequence) =>
       return doc
     })
 
-    const runStep = (parsed: Parsed): Effect.Effect<string, unknown, any> => {
+    const runStep = (parsed: Parsed): Effect.Effect<string, unknown, FileSystem.FileSystem | Path.Path> => {
       switch (parsed.command) {
         case "render-views":
           return Effect.map(
