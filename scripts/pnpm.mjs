@@ -21,6 +21,9 @@ if (!env.npm_config_nodedir) {
   if (existsSync(join(prefix, "include", "node", "node_api.h"))) env.npm_config_nodedir = prefix
 }
 
+// pnpm runs scripts in the repository root: `steward` gets the caller's folder for relative paths.
+if (process.argv[2] === "steward" && !env.STEWARD_CWD) env.STEWARD_CWD = process.cwd()
+
 const onPath = spawnSync("pnpm", ["--version"], { encoding: "utf8", env, shell: process.platform === "win32" })
 const args = process.argv.slice(2)
 const [command, commandArgs] = onPath.status === 0 && onPath.stdout.trim() === version

@@ -53,17 +53,18 @@ export class StateDir extends Context.Tag("@steward/cli/StateDir")<StateDir, Res
 export const resolvePath = Effect.fn("StateDir.resolvePath")(function*(flag: Option.Option<string>) {
   const path = yield* Path.Path
   if (Option.isSome(flag)) {
-    return { path: path.resolve(flag.value), source: "flag" as const }
+    return { path: path.resolve(flag.value), source: "flag" as const, given: flag.value }
   }
   const env = yield* Config.string("STEWARD_STATE_DIR").pipe(Config.option, Effect.orElseSucceed(Option.none))
   if (Option.isSome(env) && env.value.length > 0) {
-    return { path: path.resolve(env.value), source: "env" as const }
+    return { path: path.resolve(env.value), source: "env" as const, given: env.value }
   }
-  return { path: path.resolve(".steward"), source: "default" as const }
+  return { path: path.resolve(".steward"), source: "default" as const, given: undefined }
 })
 
 /**
- * Resolve the state directory and make sure it can be used: create it when missing, refuse a path
+ * Resolve the state directory and make sure it can be used: create the default `./.steward` when
+ * missing (a directory named by `--state-dir` or `$STEWARD_STATE_DIR` must exist), refuse a path
  * that is not a directory, and refuse a directory that cannot be written. Mode bits are checked as
  * well as `access(2)`, so a directory marked read-only is refused even for root, who could write it.
  *
@@ -79,6 +80,13 @@ export const open = Effect.fn("StateDir.open")(function*(flag: Option.Option<str
     Effect.fail(cannotRun("state-dir", message, cause === undefined ? undefined : { cause: String(cause) }))
 
   const info = yield* fs.stat(resolved.path).pipe(Effect.option)
+  if (Option.isNone(info) && resolved.source !== "default") {
+    // A directory named by --state-dir or $STEWARD_STATE_DIR is never created: a typo would
+    // otherwise start an empty state silently.
+    const given = resolved.given
+    const relative = given !== undefined && !path.isAbsolute(given) ? ` (${given} is relative to ${process.cwd()})` : ""
+    return yield* fail(`${where} does not exist${relative}; create it first (mkdir -p ${resolved.path})`)
+  }
   if (Option.isNone(info)) {
     yield* fs.makeDirectory(resolved.path, { recursive: true }).pipe(
       Effect.catchAll((error) => fail(`cannot create ${where}: ${error.message}`, error))

@@ -10,7 +10,7 @@ const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-cli-"))
 describe("steward shell", () => {
   it.live("doctor --json prints one document with SQLite migrated in WAL mode", () =>
     Effect.gen(function*() {
-      const state = path.join(tempDir(), "state")
+      const state = tempDir()
       const run = yield* runCli(["doctor", "--json", "--state-dir", state])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const doc = run.json()

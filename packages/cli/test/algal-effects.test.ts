@@ -8,6 +8,12 @@ import { runCli } from "./harness.js"
 const fixtures = path.join(import.meta.dirname, "fixtures", "algal")
 const fixture = (name: string) => path.join(fixtures, name)
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-algal2-"))
+/** A state directory inside `dir` (an explicit --state-dir must exist). */
+const stateIn = (dir: string) => {
+  const state = path.join(dir, "state")
+  fs.mkdirSync(state, { recursive: true })
+  return state
+}
 const writeJson = (dir: string, name: string, value: unknown) => {
   const file = path.join(dir, name)
   fs.writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value))
@@ -32,7 +38,7 @@ describe("steward algal run --responses / --store, replay", () => {
         store,
         "--json",
         "--state-dir",
-        path.join(dir, "state")
+        stateIn(dir)
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const receipt = run.json()
@@ -49,7 +55,7 @@ describe("steward algal run --responses / --store, replay", () => {
         fixture("triage.algal.json"),
         "--json",
         "--state-dir",
-        path.join(dir, "state")
+        stateIn(dir)
       ])
       assert.strictEqual(replay.exitCode, 0, replay.stderr)
       assert.deepStrictEqual(replay.json().verdict, "identical")
@@ -60,7 +66,7 @@ describe("steward algal run --responses / --store, replay", () => {
         "--manifest",
         fixture("triage.algal.json"),
         "--state-dir",
-        path.join(dir, "state")
+        stateIn(dir)
       ])
       assert.strictEqual(verify.exitCode, 0, verify.stdout)
       // a tampered effect output diverges (exit 1) and names the field
@@ -74,7 +80,7 @@ describe("steward algal run --responses / --store, replay", () => {
         fixture("triage.algal.json"),
         "--json",
         "--state-dir",
-        path.join(dir, "state")
+        stateIn(dir)
       ])
       assert.strictEqual(bad.exitCode, 1)
       assert.strictEqual(bad.json().verdict, "diverged")

@@ -146,6 +146,7 @@ describe("steward algal run/verify", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       const state = path.join(dir, "state")
+      fs.mkdirSync(state, { recursive: true })
       const args = writeJson(dir, "args.json", settleArgs)
       const run = yield* runCli([
         "algal",
@@ -204,7 +205,7 @@ describe("steward algal run/verify", () => {
         "run",
         "--json",
         "--state-dir",
-        path.join(dir, "s"),
+        dir,
         "--args",
         args,
         fixture("stash.algal.json")
@@ -228,6 +229,7 @@ describe("steward algal run/verify", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       const state = path.join(dir, "state")
+      fs.mkdirSync(state, { recursive: true })
       const args = writeJson(dir, "args.json", settleArgs)
       const receipt = (yield* runFixture("settle.algal.json", state, args, "--json")).json()
       const decided = yield* runFixture("settle.algal.json", state, args, "--no-receipt", "--json")
@@ -255,6 +257,7 @@ describe("steward algal run/verify", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       const state = path.join(dir, "state")
+      fs.mkdirSync(state, { recursive: true })
       const store = path.join(dir, "receipts")
       const args = writeJson(dir, "args.json", settleArgs)
       const both = yield* runFixture("settle.algal.json", state, args, "--no-receipt", "--store", store)

@@ -157,8 +157,9 @@ const setCommand = Command.make("set", {
 }, ({ json, key, stateDir, value }) =>
   Effect.gen(function*() {
     const path = yield* parseKey(key)
-    const parsed = yield* parseValue(value)
+    // the state directory is checked before waiting on stdin for the value
     const state = yield* StateDir.open(stateDir)
+    const parsed = yield* parseValue(value)
     const raw = yield* HostConfig.readRaw(state)
     const next = setIn(raw ?? {}, path, parsed)
     yield* validate(next, state.configFile)

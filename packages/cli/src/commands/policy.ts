@@ -14,6 +14,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Autonomy, type GovernanceError, Policy, PolicyFile, ShellParser } from "@steward/governance-rules"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -45,6 +46,20 @@ const toFailure = (error: GovernanceError.GovernanceError) => {
   return cannotRun(error.code, error.message, Object.keys(details).length === 0 ? undefined : details)
 }
 
+// A typo'd --workspace would otherwise judge every path against a folder that does not exist.
+const existingDirectory = (flag: string, dir: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const relative = path.isAbsolute(dir) ? "" : ` (${dir} is relative to ${process.cwd()})`
+    const info = yield* fs.stat(path.resolve(dir)).pipe(Effect.option)
+    if (Option.isNone(info)) {
+      return yield* cannotRun("not-found", `${flag} ${path.resolve(dir)}: no such directory${relative}`, { flag })
+    }
+    if (info.value.type !== "Directory") {
+      return yield* cannotRun("invalid-input", `${flag} ${path.resolve(dir)}: not a directory${relative}`, { flag })
+    }
+  })
+
 interface Resolved {
   readonly config: Policy.Config
   readonly file: string | null
@@ -60,6 +75,7 @@ const resolveConfig = (options: {
     const doc = file === null ? null : yield* PolicyFile.load(path.resolve(file))
     const fromFile = doc === null ? {} : PolicyFile.toConfig(doc, file)
     const ws = Option.getOrElse(options.workspace, () => fallbackWorkspace ?? process.cwd())
+    if (Option.isSome(options.workspace)) yield* existingDirectory("--workspace", options.workspace.value)
     const lvl = Option.getOrElse(options.level, () => doc?.level ?? Autonomy.defaultLevel)
     const config: Policy.Config = { ...fromFile, level: lvl, workspace: path.resolve(ws) }
     return { config, file } satisfies Resolved

@@ -32,6 +32,7 @@ import * as GlobalOptions from "../../GlobalOptions.js"
 import * as HostConfig from "../../HostConfig.js"
 import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
+import * as Progress from "../../Progress.js"
 import * as StateDir from "../../StateDir.js"
 import * as Html from "./html.js"
 import * as Render from "./render.js"
@@ -513,17 +514,25 @@ const importCommand = Command.make(
   },
   ({ dryRun, file, json, reflex, stateDir }) =>
     Effect.flatMap(
-      readImport(file),
-      (content) =>
-        run(stateDir, (reflexes) =>
-          Effect.flatMap(reflexes.importHistory(reflex, content, { dryRun, file }), (r) =>
-            Output.result(json, {
-              inserted: r.inserted,
-              examples: r.examples,
-              ...(dryRun ? {} : { adopted_version: r.adoptedVersion }),
-              certificates: r.certificates
-            }, () =>
-              Render.importReport(r))))
+      Progress.around(json, `reflex import ${reflex}`, (progress) =>
+        Effect.zipRight(progress.stage(`reading ${file}`), readImport(file)).pipe(
+          Effect.tap((content) =>
+            progress.stage(`importing ${
+              content.split("\n").filter((l) => l.trim() !== "").length
+            } lines, certifying`)
+          ),
+          Effect.flatMap((content) =>
+            run(stateDir, (reflexes) => reflexes.importHistory(reflex, content, { dryRun, file }))
+          )
+        )),
+      (r) =>
+        Output.result(json, {
+          inserted: r.inserted,
+          examples: r.examples,
+          ...(dryRun ? {} : { adopted_version: r.adoptedVersion }),
+          certificates: r.certificates
+        }, () =>
+          Render.importReport(r))
     )
 ).pipe(Command.withDescription("Import JSONL history (≤ 4,096 lines) atomically"))
 

@@ -1,0 +1,86 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { runCli } from "./harness.js"
+
+// No silent no-ops: a directory named on the command line must exist (a typo is refused, naming
+// the folder a relative path was taken against); only the default ./.steward is created.
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-paths-"))
+
+describe("paths named on the command line", () => {
+  it.live("a --state-dir that does not exist is refused and nothing is created", () =>
+    Effect.gen(function*() {
+      const missing = path.join(tempDir(), "stewrad")
+      const run = yield* runCli(["doctor", "--json", "--state-dir", missing])
+      assert.strictEqual(run.exitCode, 2)
+      const error = run.errorJson().error
+      assert.strictEqual(error.code, "state-dir")
+      assert.include(error.message, `${missing} (from --state-dir) does not exist`)
+      assert.isFalse(fs.existsSync(missing))
+    }))
+
+  it.live("a relative --state-dir is refused naming the folder it is relative to", () =>
+    Effect.gen(function*() {
+      const run = yield* runCli(["doctor", "--state-dir", "no/such/state"])
+      assert.strictEqual(run.exitCode, 2)
+      assert.include(run.stderr, `(no/such/state is relative to ${process.cwd()})`)
+    }))
+
+  it.live("$STEWARD_STATE_DIR must exist too", () =>
+    Effect.gen(function*() {
+      const missing = path.join(tempDir(), "typo")
+      const previous = process.env.STEWARD_STATE_DIR
+      process.env.STEWARD_STATE_DIR = missing
+      try {
+        const run = yield* runCli(["doctor", "--json"])
+        assert.strictEqual(run.exitCode, 2)
+        assert.include(run.errorJson().error.message, "(from $STEWARD_STATE_DIR) does not exist")
+      } finally {
+        if (previous === undefined) delete process.env.STEWARD_STATE_DIR
+        else process.env.STEWARD_STATE_DIR = previous
+      }
+    }))
+
+  it.live("the default ./.steward is created on first use", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir()
+      const previous = { cwd: process.cwd(), env: process.env.STEWARD_STATE_DIR }
+      delete process.env.STEWARD_STATE_DIR
+      process.chdir(cwd)
+      try {
+        const run = yield* runCli(["doctor", "--json"])
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.strictEqual(run.json().stateDir.source, "default")
+        assert.isTrue(fs.existsSync(path.join(cwd, ".steward", "steward.sqlite")))
+      } finally {
+        process.chdir(previous.cwd)
+        if (previous.env !== undefined) process.env.STEWARD_STATE_DIR = previous.env
+      }
+    }))
+
+  it.live("a --workspace that does not exist is refused, not judged against", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const run = yield* runCli([
+        "policy",
+        "check",
+        "--json",
+        "--state-dir",
+        state,
+        "--workspace",
+        "no-such-workspace",
+        "--tool",
+        "write",
+        "--path",
+        "out.txt"
+      ])
+      assert.strictEqual(run.exitCode, 2)
+      const error = run.errorJson().error
+      assert.strictEqual(error.code, "not-found")
+      assert.include(error.message, "no such directory (no-such-workspace is relative to")
+      assert.strictEqual(run.stdout, "")
+    }))
+})

@@ -1,0 +1,95 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+
+// The CLI as a process: under a pseudo-terminal (util-linux `script`) and with pipes, and stopped
+// by signals. Runs the source through tsx's loader, so it needs no build.
+
+const pkg = path.resolve(import.meta.dirname, "..")
+const bin = path.join(pkg, "src", "bin.ts")
+const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+const fixture = path.join(pkg, "test", "fixtures", "reflex", "route.valid.jsonl")
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-process-"))
+const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`
+const stewardArgs = (args: ReadonlyArray<string>) => ["--import", loader, bin, ...args]
+
+interface Ended {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const collect = (child: ChildProcess): Promise<Ended> =>
+  new Promise((resolve) => {
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (d) => void (stdout += String(d)))
+    child.stderr?.on("data", (d) => void (stderr += String(d)))
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+  })
+
+/** Run `steward ARGS` with stdout and stderr on a pseudo-terminal; returns what the terminal showed. */
+const underPty = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  collect(
+    spawn("script", ["-qec", [process.execPath, ...stewardArgs(args)].map(quote).join(" "), "/dev/null"], {
+      env: { ...process.env, TERM: "xterm", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
+
+const piped = (args: ReadonlyArray<string>, cwd?: string) =>
+  spawn(process.execPath, stewardArgs(args), { cwd, env: process.env, stdio: ["pipe", "pipe", "pipe"] })
+
+describe("progress and colour follow the terminal", () => {
+  it("reflex import shows a progress line on a terminal and erases it; nothing when piped or --json", async () => {
+    const state = tempDir()
+    const args = ["reflex", "import", "route", fixture, "--dry-run", "--state-dir", state]
+    const tty = await underPty(args)
+    assert.strictEqual(tty.code, 0, tty.stdout)
+    assert.include(tty.stdout, "reflex import route: reading")
+    assert.include(tty.stdout, "\r\u001b[2K")
+    const pipe = await collect(piped(args))
+    assert.strictEqual(pipe.code, 0, pipe.stderr)
+    assert.strictEqual(pipe.stderr, "")
+    assert.notInclude(pipe.stdout, "reflex import route:")
+    const json = await underPty([...args, "--json"])
+    assert.strictEqual(json.code, 0, json.stdout)
+    assert.notInclude(json.stdout, "reflex import route:")
+  }, 240_000)
+
+  it("help is bold on a terminal, plain with NO_COLOR and when piped", async () => {
+    const tty = await underPty(["algal", "--help"])
+    assert.include(tty.stdout, "\u001b[1mUsage:")
+    const noColor = await underPty(["algal", "--help"], { NO_COLOR: "1" })
+    assert.notInclude(noColor.stdout, "\u001b[")
+    const pipe = await collect(piped(["algal", "--help"]))
+    assert.notInclude(pipe.stdout, "\u001b[")
+    assert.include(pipe.stdout, "Usage: steward algal COMMAND")
+  }, 240_000)
+})
+
+describe("signals", () => {
+  for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
+    it(`${signal} stops a waiting command with exit ${code}`, async () => {
+      // the default state dir is created in the cwd before the command waits on stdin: that is
+      // the sign it is running (and its signal handlers are installed)
+      const cwd = tempDir()
+      const child = piped(["config", "set", "policy.note", "-", "--json"], cwd)
+      const ended = collect(child)
+      const deadline = Date.now() + 200_000
+      while (!fs.existsSync(path.join(cwd, ".steward")) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      child.kill(signal)
+      const result = await ended
+      assert.strictEqual(result.code, code, result.stderr)
+      assert.strictEqual(JSON.parse(result.stderr).error.code, "interrupted")
+      assert.isFalse(fs.existsSync(path.join(cwd, ".steward", "config.json")))
+    }, 240_000)
+  }
+})
