@@ -80,6 +80,17 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
     "steward db copy --to postgres://steward@db.internal:5432/steward",
     "steward db copy --to postgres://steward@db.internal:5432/steward --merge --json"
   ],
+  "session": ["steward session run 'fix the flaky test' --model openai:gpt-5", "steward session list"],
+  "session run": [
+    "steward session run 'fix the flaky test' --model anthropic:claude-sonnet-4 --level assist",
+    "steward session run 'rename the helper' --script turns.jsonl --json"
+  ],
+  "session list": ["steward session list --json"],
+  "session show": ["steward session show 3f9a2c1d"],
+  "session events": ["steward session events 3f9a2c1d --follow"],
+  "session continue": ["steward session continue 3f9a2c1d 'now add a test'", "steward session continue 3f9a2c1d"],
+  "session approve": ["steward session approve 3f9a2c1d call-2 --remember"],
+  "session verify": ["steward session verify 3f9a2c1d"],
   "doctor": ["steward doctor", "steward doctor --json --state-dir /tmp/steward-demo"],
   "policy": ["steward policy check -- 'rm -rf build'", "steward policy explain --level read_only"],
   "policy check": [
