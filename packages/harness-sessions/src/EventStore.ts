@@ -67,6 +67,8 @@ export interface Commit {
   readonly revision?: Revision
   /** Replace the session's meta. */
   readonly meta?: unknown
+  /** The events' time (default: the store's `Clock` at the commit). */
+  readonly at?: number
 }
 
 /**

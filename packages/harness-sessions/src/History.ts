@@ -75,8 +75,8 @@ export interface TransitionRecord {
   readonly last_receipt: string
 }
 
-const line = (seq: number, run: string | null, type: string, data: unknown): string =>
-  `${JSON.stringify([seq, run, type, data])}\n`
+const line = (seq: number, at: number, run: string | null, type: string, data: unknown): string =>
+  `${JSON.stringify([seq, at, run, type, data])}\n`
 
 /**
  * The chain head a session's writer keeps: the last revision, its receipt digest, and a running
@@ -94,16 +94,18 @@ export class Chain {
   /** Fold committed events into the running digest (in `seq` order). */
   absorb(events: ReadonlyArray<Event.SessionEvent>): void {
     for (const e of events) {
-      this.hash.update(line(e.seq, e.run, e.type, e.data))
+      this.hash.update(line(e.seq, e.at, e.run, e.type, e.data))
       this.seq = e.seq
     }
   }
 
   /** The digest the stream would have after appending `inputs` (nothing is changed). */
-  peek(inputs: ReadonlyArray<Event.EventInput>): { readonly through: number; readonly digest: string } {
+  peek(inputs: ReadonlyArray<Event.EventInput>, at: number): { readonly through: number; readonly digest: string } {
     const hash = this.hash.copy()
     // The stored data is the JSON round trip of the input's (redacted) data.
-    inputs.forEach((e, i) => hash.update(line(this.seq + i + 1, e.run, e.type, JSON.parse(JSON.stringify(e.data)))))
+    inputs.forEach((e, i) =>
+      hash.update(line(this.seq + i + 1, at, e.run, e.type, JSON.parse(JSON.stringify(e.data ?? null))))
+    )
     return { through: this.seq + inputs.length, digest: `sha256:${hash.digest("hex")}` }
   }
 
@@ -166,6 +168,8 @@ export const transition = Effect.fn("History.transition")(function*(
     readonly status: string
     readonly code?: string | null
     readonly events: ReadonlyArray<Event.EventInput>
+    /** The time the events will be committed with. */
+    readonly at: number
   }
 ) {
   const record: TransitionRecord = {
@@ -176,7 +180,7 @@ export const transition = Effect.fn("History.transition")(function*(
     run: input.run,
     status: input.status,
     code: input.code ?? null,
-    events: chain.peek(input.events),
+    events: chain.peek(input.events, input.at),
     policy_digest: yield* policyDigest,
     last_receipt: chain.receipt
   }
@@ -221,7 +225,7 @@ export const verify = Effect.fn("History.verify")(function*(
   const wanted = new Set(revisions.map((r) => (r.record as TransitionRecord | null)?.events?.through ?? -1))
   if (wanted.has(0)) digests.set(0, `sha256:${hash.copy().digest("hex")}`)
   events.forEach((e, i) => {
-    hash.update(line(e.seq, e.run, e.type, e.data))
+    hash.update(line(e.seq, e.at, e.run, e.type, e.data))
     if (e.seq !== i + 1) digests.set(-2, `seq gap at ${i + 1}`)
     if (wanted.has(e.seq)) digests.set(e.seq, `sha256:${hash.copy().digest("hex")}`)
   })

@@ -311,7 +311,9 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
               toolCalls: evidence.toolCalls
             })
           ]
+          const at = yield* Clock.currentTimeMillis
           const revision = yield* History.transition(chain, {
+            at,
             session: id,
             run: r.run,
             kind: "settle",
@@ -319,7 +321,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
             code: "aborted",
             events: written
           }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
-          const stored = yield* store.commit(id, { events: written, revision, meta: { ...meta, goal: paused } })
+          const stored = yield* store.commit(id, { events: written, revision, at, meta: { ...meta, goal: paused } })
           chain.absorb(stored)
           chain.revision = revision.revision
           chain.receipt = revision.digest
@@ -547,5 +549,3 @@ export const layer = <R = Tools.DefaultRequirements>(
       AlgalRuntime.layer
     ))
   ) as Layer.Layer<Sessions, HarnessError, EventStore.EventStore | LanguageModel.LanguageModel | R>
-
-void Clock

@@ -64,7 +64,7 @@ export const make = Effect.gen(function*() {
             message: `revision ${commit.revision.revision} does not follow ${s.revisions.length}`
           })
         }
-        const at = yield* Clock.currentTimeMillis
+        const at = commit.at ?? (yield* Clock.currentTimeMillis)
         const written = commit.events.map((e, i) =>
           new SessionEvent({
             session: id,

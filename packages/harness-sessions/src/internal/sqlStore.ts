@@ -126,7 +126,7 @@ export const make = Effect.gen(function*() {
     ),
     commit: (id, commit) =>
       Effect.gen(function*() {
-        const at = yield* Clock.currentTimeMillis
+        const at = commit.at ?? (yield* Clock.currentTimeMillis)
         const n = commit.events.length
         const bumped = yield* (commit.meta === undefined
           ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`

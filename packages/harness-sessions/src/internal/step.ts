@@ -8,6 +8,7 @@ import type * as LanguageModel from "@effect/ai/LanguageModel"
 import { AlgalRuntime } from "@steward/algal-runtime"
 import type { Hooks, Policy } from "@steward/governance-rules"
 import type { Reflexes } from "@steward/reflex-core"
+import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -69,7 +70,9 @@ export const step = <A>(
     const stored = yield* ctx.store.step(ctx.session, ctx.run, index)
     if (Option.isSome(stored)) return stored.value as A
     const out = yield* compute
+    const at = yield* Clock.currentTimeMillis
     const revision = out.transition === undefined ? undefined : yield* History.transition(ctx.chain, {
+      at,
       session: ctx.session,
       run: ctx.run,
       kind: out.transition.kind,
@@ -80,6 +83,7 @@ export const step = <A>(
     const written = yield* ctx.store.commit(ctx.session, {
       events: out.events,
       step: { run: ctx.run, index, result: out.result },
+      at,
       ...(revision === undefined ? {} : { revision }),
       ...(out.meta === undefined ? {} : { meta: out.meta })
     })
