@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Learning from "@steward/reflex-core/Learning"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -76,5 +77,58 @@ describe("steward reflex: decisions say why they do not act", () => {
       const confirm = after.json()[0].heads.find((h: any) => h.head === "confirm")
       assert.match(confirm.standing, /^auto: watching until certified \(fired /)
       assert.match(confirm.standing, /of the 30 needed, precision .* against the floor 0\.85\)$/)
+      // certified now: a turn acts, except the one-in-ten held back by hash
+      const revisions = Array.from({ length: 40 }, (_, r) => r)
+      const held = revisions.find((r) => Learning.heldTurn("unfinished", "task-h", r))!
+      const free = revisions.find((r) => !Learning.heldTurn("unfinished", "task-h", r))!
+      const acting = yield* decide(
+        state,
+        SHORT,
+        "--tool-calls",
+        "60",
+        "--task",
+        "task-h",
+        "--revision",
+        `${free}`,
+        "--json"
+      )
+      assert.isTrue(acting.json().acts, acting.json().why)
+      assert.match(acting.json().why, /^acts: settle\.unfinished is certified at /)
+      const heldBack = yield* decide(
+        state,
+        SHORT,
+        "--tool-calls",
+        "60",
+        "--task",
+        "task-h",
+        "--revision",
+        `${held}`,
+        "--json"
+      )
+      assert.isFalse(heldBack.json().acts)
+      assert.strictEqual(
+        heldBack.json().why,
+        "does not act: held back (one turn in ten is left to the person, chosen by hash)"
+      )
+    }))
+
+  it.live("a route decision with no eligible tier says which gate failed", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const run = yield* runCli([
+        "reflex",
+        "decide",
+        "route",
+        "--text",
+        "rename a variable",
+        "--eligible",
+        "premium",
+        "--json",
+        "--state-dir",
+        state
+      ])
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      assert.isFalse(run.json().acts)
+      assert.strictEqual(run.json().why, "does not act: gate failed: no eligible value among the tiers given")
     }))
 })
