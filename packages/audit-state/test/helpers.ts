@@ -1,4 +1,5 @@
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { SqlBackends } from "@steward/testing"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -52,8 +53,20 @@ export const sqliteMemory = SqliteClient.layer({ filename: ":memory:" })
 
 export const layers = {
   memory: AuditStore.layerMemory,
-  sql: AuditStore.layerSql.pipe(Layer.provide(sqliteMemory), Layer.orDie)
+  sql: AuditStore.layerSql.pipe(Layer.provide(sqliteMemory), Layer.orDie),
+  // a fresh PostgreSQL database per build (only used where SqlBackends.postgresSkipReason is unset)
+  postgres: AuditStore.layerSql.pipe(Layer.provide(SqlBackends.postgresLayer()), Layer.orDie)
 } as const
+
+/**
+ * The backends the store suites run on: memory and SQLite always, PostgreSQL when a server is
+ * configured (`describe.skipIf` on `skip` reports it as skipped otherwise).
+ */
+export const backends: ReadonlyArray<{ readonly name: keyof typeof layers; readonly skip: string | undefined }> = [
+  { name: "memory", skip: undefined },
+  { name: "sql", skip: undefined },
+  { name: "postgres", skip: SqlBackends.postgresSkipReason }
+]
 
 /** A fresh store (per backend) holding `stateText`. */
 export const withState = <A, E>(

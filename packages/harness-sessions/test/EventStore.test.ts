@@ -1,5 +1,6 @@
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { assert, describe, it } from "@effect/vitest"
+import { SqlBackends } from "@steward/testing"
 import { Chunk, Effect, Fiber, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -7,8 +8,8 @@ import * as path from "node:path"
 import * as Event from "../src/Event.js"
 import * as EventStore from "../src/EventStore.js"
 
-const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>) =>
-  describe(name, () => {
+const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>, skip?: string) =>
+  describe.skipIf(skip !== undefined)(name, () => {
     it.effect("one seq-ordered stream per session; a commit's events, step and revision land together", () =>
       Effect.gen(function*() {
         const store = yield* EventStore.EventStore
@@ -87,6 +88,12 @@ contract("EventStore.layerMemory", () => EventStore.layerMemory)
 contract(
   "EventStore.layerSql (SQLite)",
   () => EventStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)
+)
+// The same contract, unchanged, on PostgreSQL (a fresh database per layer build).
+contract(
+  `EventStore.layerSql (PostgreSQL) ${SqlBackends.postgresSkipReason ?? ""}`,
+  () => EventStore.layerSql.pipe(Layer.provide(SqlBackends.postgresLayer()), Layer.orDie),
+  SqlBackends.postgresSkipReason
 )
 
 describe("Event", () => {

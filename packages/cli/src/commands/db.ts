@@ -10,6 +10,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as BlobStore from "@steward/algal-runtime/BlobStore"
 import * as SlotStore from "@steward/algal-runtime/SlotStore"
 import * as Evidence from "@steward/governance-rules/Evidence"
+import * as EventStore from "@steward/harness-sessions/EventStore"
 import * as ReflexLedger from "@steward/reflex-core/ReflexLedger"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -36,7 +37,8 @@ export const storesLayer = Layer.mergeAll(
   BlobStore.layerSql,
   SlotStore.layerSql,
   Evidence.layerSql,
-  ReflexLedger.layerSql
+  ReflexLedger.layerSql,
+  EventStore.layerSql
 )
 
 const toOption = Options.redacted("to").pipe(

@@ -51,7 +51,11 @@ export const migrations = Migrator.fromRecord({
   })
 })
 
-const migrate = Migrator.make({})({ loader: migrations, table: "harness_sessions_migrations" })
+const migrate = Migrator.make({})({ loader: migrations, table: "harness_sessions_migrations" }).pipe(
+  // Processes starting at once on one PostgreSQL database can race to create the migrations table;
+  // the loser's retry finds it and waits on the migrator's table lock (ADR 0600).
+  Effect.retry({ times: 2 })
+)
 
 const failed = (what: string) => (error: { readonly message: string }) =>
   new HarnessError({ code: "STORE_FAILED", message: `session store: ${what} failed: ${error.message}` })

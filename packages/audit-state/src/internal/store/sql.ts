@@ -21,8 +21,8 @@ export const migrations = Migrator.fromRecord({
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE TABLE IF NOT EXISTS audit_state_head (
       id INTEGER PRIMARY KEY CHECK (id = 1),
-      revision INTEGER NOT NULL,
-      events INTEGER NOT NULL,
+      revision BIGINT NOT NULL,
+      events BIGINT NOT NULL,
       present TEXT NOT NULL,
       doc TEXT NOT NULL
     )`
@@ -39,7 +39,7 @@ export const migrations = Migrator.fromRecord({
     )`
     yield* sql`CREATE TABLE IF NOT EXISTS audit_state_lock (
       id INTEGER PRIMARY KEY CHECK (id = 1),
-      n INTEGER NOT NULL
+      n BIGINT NOT NULL
     )`
   }),
   "0002_audit_state_dispatch_keys": Effect.gen(function*() {
@@ -53,7 +53,11 @@ export const migrations = Migrator.fromRecord({
   })
 })
 
-const runMigrations = Migrator.make({})({ loader: migrations, table: "audit_state_migrations" })
+const runMigrations = Migrator.make({})({ loader: migrations, table: "audit_state_migrations" }).pipe(
+  // Processes starting at once on one PostgreSQL database can race to create the migrations table;
+  // the loser's retry finds it and waits on the migrator's table lock (ADR 0600).
+  Effect.retry({ times: 2 })
+)
 
 const storageError = (what: string) => (error: SqlError | Migrator.MigrationError) =>
   AuditError.make("storage", `audit state database: ${what} failed: ${error.message}`)
@@ -192,7 +196,7 @@ export const sqlBackend = Effect.gen(function*() {
   }
   const takeLock = wrap(
     "lock",
-    sql`INSERT INTO audit_state_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1`
+    sql`INSERT INTO audit_state_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = audit_state_lock.n + 1`
   )
   const backend: Backend = {
     transact: (write, f) =>
