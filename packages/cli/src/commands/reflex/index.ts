@@ -11,21 +11,14 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Features from "@steward/reflex-core/Features"
-import * as Import from "@steward/reflex-core/Import"
 import * as ReflexConfig from "@steward/reflex-core/ReflexConfig"
 import type * as ReflexError from "@steward/reflex-core/ReflexError"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as ReflexLedger from "@steward/reflex-core/ReflexLedger"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { cannotRun, type CommandFailure, NegativeResult, refused } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
@@ -34,7 +27,9 @@ import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
 import * as Progress from "../../Progress.js"
 import * as StateDir from "../../StateDir.js"
+import * as Files from "./files.js"
 import * as Html from "./html.js"
+import * as Inputs from "./inputs.js"
 import * as Render from "./render.js"
 
 /** Codes that mean the command ended with a refused or failed result (exit 1). */
@@ -51,46 +46,6 @@ export const fromReflex = (error: ReflexError.ReflexError): CommandFailure =>
     ? refused(error.code, error.message, error.details)
     : cannotRun(error.code, error.message, error.details)
 
-const maxProgramBytes = 64 * 1024
-const maxImportBytes = 64 * 1024 * 1024
-
-/**
- * Read `<state>/reflexes/<name>.algal.json` for each reflex: a regular file (no symlink, no FIFO)
- * of at most 64 KiB. Absent ⇒ not listed (the shipped program runs silently).
- *
- * @since 0.1.0
- * @category io
- */
-export const readCustomPrograms = Effect.fn("reflex.readCustomPrograms")(function*(
-  dir: string,
-  names: ReadonlyArray<string>
-) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const out: Record<string, Reflexes.CustomSource> = {}
-  for (const name of names) {
-    const file = path.join(dir, "reflexes", `${name}.algal.json`)
-    const link = yield* fs.readLink(file).pipe(Effect.option)
-    if (Option.isSome(link)) {
-      out[name] = { file, text: Either.left(`${file} is a symbolic link`) }
-      continue
-    }
-    const info = yield* fs.stat(file).pipe(Effect.option)
-    if (Option.isNone(info)) continue
-    if (info.value.type !== "File") {
-      out[name] = { file, text: Either.left(`${file} is not a regular file`) }
-      continue
-    }
-    if (Number(info.value.size) > maxProgramBytes) {
-      out[name] = { file, text: Either.left(`${file} is larger than ${maxProgramBytes} bytes`) }
-      continue
-    }
-    const text = yield* fs.readFileString(file).pipe(Effect.either)
-    out[name] = { file, text: Either.mapLeft(text, (e) => `${file}: ${e.message}`) }
-  }
-  return out
-})
-
 /**
  * The engine for a state directory: its config entry, custom organisms and SQLite ledger.
  *
@@ -105,7 +60,7 @@ export const engineLayer = (stateDir: Option.Option<string>) =>
       const config = yield* ReflexConfig.decode(loaded.config.extensions.reflexes, state.configFile).pipe(
         Effect.mapError(fromReflex)
       )
-      const custom = yield* readCustomPrograms(state.path, ["route", "settle"])
+      const custom = yield* Files.readCustomPrograms(state.path, ["route", "settle"])
       return Reflexes.layer({ config, custom }).pipe(
         Layer.provideMerge(ReflexLedger.layerSql), // merged: `status --html` reads the ledger too
         Layer.provide(HostSql.layer(state)),
@@ -169,75 +124,21 @@ const statusCommand = Command.make(
 // decide / features
 // ---------------------------------------------------------------------------------------------
 
-const text = Options.text("text").pipe(Options.withDescription("The task (route) or the turn's final text (settle)"))
-const subject = Options.text("subject").pipe(
-  Options.withDescription("What the decision is about (task id or task#revision); default: a fresh id"),
-  Options.optional
-)
-const noRecord = Options.boolean("no-record").pipe(Options.withDescription("Decide without recording an observation"))
-const judge = Options.text("judge").pipe(
-  Options.withDescription("Judge answers as JSON: difficulty, scope, ambiguity, stakes (0..4), frontier (0..1), kind"),
-  Options.optional
-)
-const toolCalls = Options.integer("tool-calls").pipe(
-  Options.withDescription("Tool calls of the turn (omit when unknown: the turn is skipped)"),
-  Options.optional
-)
-const turnState = Options.choice("state", Features.TurnState.literals).pipe(
-  Options.withDescription("The state the turn ended in (default idle)"),
-  Options.optional
-)
-const limit = Options.boolean("limit").pipe(Options.withDescription("The turn ended on a token or turn limit"))
-const effects = Options.choice("effects", Features.Effects.literals).pipe(
-  Options.withDescription("How the turn's effects ended (default settled)"),
-  Options.withDefault("settled" as const)
-)
-const eligibleTiers = Options.text("eligible").pipe(
-  Options.withDescription("Comma-separated tiers that have an eligible account (route only among them)"),
-  Options.optional
-)
-const task = Options.text("task").pipe(
-  Options.withDescription("Task id for the one-in-ten hold-back"),
-  Options.optional
-)
-const revision = Options.integer("revision").pipe(
-  Options.withDescription("Task revision for the hold-back"),
-  Options.optional
-)
-
-const decodeJudge = Schema.decodeUnknownEither(Features.Judge, { onExcessProperty: "error" })
-
-const parseJudge = (raw: Option.Option<string>) =>
-  Effect.gen(function*() {
-    if (Option.isNone(raw)) return undefined
-    const json = yield* Effect.try({
-      try: () => JSON.parse(raw.value) as unknown,
-      catch: (e) => cannotRun("invalid-input", `--judge: not valid JSON (${(e as Error).message})`)
-    })
-    const decoded = decodeJudge(json)
-    if (Either.isLeft(decoded)) {
-      return yield* cannotRun("invalid-input", `--judge: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
-    }
-    return decoded.right
-  })
-
-const settleInput = (o: {
-  readonly text: string
-  readonly toolCalls: Option.Option<number>
-  readonly state: Option.Option<Features.TurnState>
-  readonly limit: boolean
-  readonly effects: typeof Features.Effects.Type
-}) => {
-  if (Option.isSome(o.toolCalls) && o.toolCalls.value < 0) {
-    return Effect.fail(cannotRun("invalid-input", `--tool-calls must be ≥ 0, got ${o.toolCalls.value}`))
-  }
-  return Effect.succeed({
-    text: o.text,
-    toolCalls: Option.getOrUndefined(o.toolCalls),
-    state: Option.getOrUndefined(o.state),
-    facts: { effects: o.effects, terminal: o.limit ? "token_limit" as const : "completed" as const }
-  })
-}
+const {
+  effects,
+  eligibleTiers,
+  judge,
+  limit,
+  noRecord,
+  parseJudge,
+  revision,
+  settleInput,
+  subject,
+  task,
+  text,
+  toolCalls,
+  turnState
+} = Inputs
 
 const decideWith = (
   stateDir: Option.Option<string>,
@@ -434,73 +335,7 @@ const replayCommand = Command.make(
 // import / check
 // ---------------------------------------------------------------------------------------------
 
-const readText = (file: string, max: number) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
-    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
-    if (Number(info.size) > max) return yield* cannotRun("invalid-input", `${file}: larger than ${max} bytes`, { file })
-    const bytes = yield* fs.readFile(file).pipe(
-      Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file }))
-    )
-    return yield* Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
-    })
-  })
-
-/**
- * Read an import file boundedly: a regular file of at most 64 MiB, streamed in 64 KiB chunks, and
- * refused as soon as one line runs past `Import.MAX_LINE_BYTES` — before that line (or the rest of
- * the file) is read, decoded or parsed.
- */
-const readImport = (file: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
-    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
-    if (Number(info.size) > maxImportBytes) {
-      return yield* cannotRun("invalid-input", `${file}: larger than ${maxImportBytes} bytes`, { file })
-    }
-    const chunks: Array<Uint8Array> = []
-    let line = 1
-    let run = 0
-    yield* fs.stream(file, { chunkSize: FileSystem.KiB(64) }).pipe(
-      Stream.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })),
-      Stream.runForEach((chunk) =>
-        Effect.suspend(() => {
-          let at = 0
-          for (;;) {
-            const nl = chunk.indexOf(10, at)
-            run += (nl < 0 ? chunk.length : nl) - at
-            if (run > Import.MAX_LINE_BYTES) {
-              return Effect.fail(cannotRun(
-                "invalid-import",
-                `${file}:${line}: line is longer than ${Import.MAX_LINE_BYTES} bytes (refused before parsing)`,
-                { file, line, limit: Import.MAX_LINE_BYTES }
-              ))
-            }
-            if (nl < 0) break
-            line++
-            run = 0
-            at = nl + 1
-          }
-          chunks.push(chunk)
-          return Effect.void
-        })
-      )
-    )
-    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-    let offset = 0
-    for (const c of chunks) {
-      bytes.set(c, offset)
-      offset += c.length
-    }
-    return yield* Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
-    })
-  })
+const { maxProgramBytes, readImport, readText } = Files
 
 const importCommand = Command.make(
   "import",

@@ -1,0 +1,146 @@
+/**
+ * What `steward reflex` reads from disk: custom organisms from the state directory, programs to
+ * check, and import files — each a regular file, size-checked before it is read; imports are
+ * streamed and refused at the first line past the line bound.
+ *
+ * @since 0.2.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Import from "@steward/reflex-core/Import"
+import type * as Reflexes from "@steward/reflex-core/Reflexes"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { cannotRun } from "../../CliError.js"
+
+/**
+ * Largest organism file read (`check`, custom programs).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxProgramBytes = 64 * 1024
+
+/**
+ * Largest import file read.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxImportBytes = 64 * 1024 * 1024
+
+/**
+ * Read `<state>/reflexes/<name>.algal.json` for each reflex: a regular file (no symlink, no FIFO)
+ * of at most 64 KiB. Absent ⇒ not listed (the shipped program runs silently).
+ *
+ * @since 0.1.0
+ * @category io
+ */
+export const readCustomPrograms = Effect.fn("reflex.readCustomPrograms")(function*(
+  dir: string,
+  names: ReadonlyArray<string>
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const out: Record<string, Reflexes.CustomSource> = {}
+  for (const name of names) {
+    const file = path.join(dir, "reflexes", `${name}.algal.json`)
+    const link = yield* fs.readLink(file).pipe(Effect.option)
+    if (Option.isSome(link)) {
+      out[name] = { file, text: Either.left(`${file} is a symbolic link`) }
+      continue
+    }
+    const info = yield* fs.stat(file).pipe(Effect.option)
+    if (Option.isNone(info)) continue
+    if (info.value.type !== "File") {
+      out[name] = { file, text: Either.left(`${file} is not a regular file`) }
+      continue
+    }
+    if (Number(info.value.size) > maxProgramBytes) {
+      out[name] = { file, text: Either.left(`${file} is larger than ${maxProgramBytes} bytes`) }
+      continue
+    }
+    const text = yield* fs.readFileString(file).pipe(Effect.either)
+    out[name] = { file, text: Either.mapLeft(text, (e) => `${file}: ${e.message}`) }
+  }
+  return out
+})
+
+/**
+ * Read a small text file whole: a regular file of at most `max` bytes, valid UTF-8.
+ *
+ * @since 0.2.0
+ * @category io
+ */
+export const readText = (file: string, max: number) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
+    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
+    if (Number(info.size) > max) return yield* cannotRun("invalid-input", `${file}: larger than ${max} bytes`, { file })
+    const bytes = yield* fs.readFile(file).pipe(
+      Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file }))
+    )
+    return yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
+    })
+  })
+
+/**
+ * Read an import file boundedly: a regular file of at most 64 MiB, streamed in 64 KiB chunks, and
+ * refused as soon as one line runs past `Import.MAX_LINE_BYTES` — before that line (or the rest of
+ * the file) is read, decoded or parsed.
+ *
+ * @since 0.2.0
+ * @category io
+ */
+export const readImport = (file: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
+    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
+    if (Number(info.size) > maxImportBytes) {
+      return yield* cannotRun("invalid-input", `${file}: larger than ${maxImportBytes} bytes`, { file })
+    }
+    const chunks: Array<Uint8Array> = []
+    let line = 1
+    let run = 0
+    yield* fs.stream(file, { chunkSize: FileSystem.KiB(64) }).pipe(
+      Stream.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })),
+      Stream.runForEach((chunk) =>
+        Effect.suspend(() => {
+          let at = 0
+          for (;;) {
+            const nl = chunk.indexOf(10, at)
+            run += (nl < 0 ? chunk.length : nl) - at
+            if (run > Import.MAX_LINE_BYTES) {
+              return Effect.fail(cannotRun(
+                "invalid-import",
+                `${file}:${line}: line is longer than ${Import.MAX_LINE_BYTES} bytes (refused before parsing)`,
+                { file, line, limit: Import.MAX_LINE_BYTES }
+              ))
+            }
+            if (nl < 0) break
+            line++
+            run = 0
+            at = nl + 1
+          }
+          chunks.push(chunk)
+          return Effect.void
+        })
+      )
+    )
+    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+    let offset = 0
+    for (const c of chunks) {
+      bytes.set(c, offset)
+      offset += c.length
+    }
+    return yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
+    })
+  })
