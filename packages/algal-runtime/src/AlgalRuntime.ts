@@ -53,6 +53,11 @@ export interface RunOptions {
   readonly runtime?: Receipt.RuntimeStamp
   /** Executors for this run, bound before the host's registered `Executors`. */
   readonly executors?: ReadonlyArray<Executor.Executor>
+  /**
+   * Give the host's event loop a turn every few cell activations, so a long synchronous run can
+   * be interrupted between steps (the CLI sets it to honour SIGINT/SIGTERM). Receipts are unchanged.
+   */
+  readonly cooperative?: boolean
 }
 
 /**
@@ -200,6 +205,15 @@ const sanitize = (receipt: EffectRequest.EffectReceipt): EffectRequest.EffectRec
 
 const ASYNC: unique symbol = Symbol("algal/async")
 
+/** Activations between two turns of the event loop in a cooperative run. */
+const ticksPerYield = 4
+
+/** One turn of the event loop (a macrotask, so pending signals are delivered first). */
+const macrotask: Effect.Effect<unknown> = Effect.async<unknown>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 /** Recorded effects served by request digest (record order for repeats). */
 interface ReplaySource {
   readonly recorded: Map<string, Array<EffectRequest.EffectReceipt>>
@@ -301,6 +315,7 @@ export const make = (options: Options = {}) =>
       const overlay = replay === undefined ? undefined : new Map<string, Canonical.Json>()
       const syncBlobs = blobs.sync
       const syncSlots = slots.sync
+      let ticks = 0
       const sync = (op: HostOp): unknown => {
         switch (op.op) {
           case "blob.get":
@@ -317,6 +332,10 @@ export const make = (options: Options = {}) =>
           case "effect":
           case "tool":
             return served(source, op.digest) ?? ASYNC
+          case "tick":
+            // every few activations, give the event loop a turn (signals, timers, other fibers)
+            ticks += 1
+            return ticks % ticksPerYield === 0 ? ASYNC : undefined
         }
       }
       const async = (op: HostOp): Effect.Effect<unknown, AlgalError.AlgalError> => {
@@ -333,6 +352,8 @@ export const make = (options: Options = {}) =>
             return Effect.map(Executor.dispatch(executors, op.request, op.digest, op.maxEffectMs), sanitize)
           case "tool":
             return Effect.map(ToolRegistry.dispatch(toolRegistry, op.request, op.digest, op.maxEffectMs), sanitize)
+          case "tick":
+            return macrotask
         }
       }
       return { sync, async }
@@ -344,10 +365,12 @@ export const make = (options: Options = {}) =>
       runtime: Receipt.RuntimeStamp,
       replay: Receipt.Receipt | undefined,
       executors: ReadonlyArray<Executor.Executor>,
-      source: ReplaySource | undefined
+      source: ReplaySource | undefined,
+      cooperative = false
     ): Effect.Effect<Execution, AlgalError.AlgalError> => {
       const gen = execute(program, args, {
         runtime,
+        ...(cooperative ? { cooperative } : {}),
         ...(replay === undefined ? {} : { replaySlots: Runtime.recordedSlotReads(replay) }),
         ...(toolRegistry === undefined ? {} : { caps: toolRegistry.minted })
       })
@@ -380,7 +403,8 @@ export const make = (options: Options = {}) =>
         runOptions?.runtime ?? stamp,
         undefined,
         executors,
-        undefined
+        undefined,
+        runOptions?.cooperative === true
       )
       return resultOf(result)
     })
@@ -394,7 +418,8 @@ export const make = (options: Options = {}) =>
         }
         const runArgs = named ? Runtime.interfaceArgs(program, args as Record<string, Canonical.Json>) : args
         // a pure organism whose cells all commit needs neither stores nor executors (ADR 0397)
-        const plan = planOf(program)
+        // (not for a cooperative run: the plan is one synchronous call, with no step between cells)
+        const plan = runOptions?.cooperative === true ? undefined : planOf(program)
         if (plan !== undefined) {
           const evaluation = runPlan(plan, runArgs)
           if (evaluation !== BAIL) return evaluation as Runtime.Evaluation
@@ -406,6 +431,7 @@ export const make = (options: Options = {}) =>
           : [...runOptions.executors, ...hostExecutors]
         const gen = evaluateGen(program, runArgs as Runtime.Args, {
           runtime: stamp,
+          ...(runOptions?.cooperative === true ? { cooperative: true } : {}),
           ...(toolRegistry === undefined ? {} : { caps: toolRegistry.minted })
         })
         const { async, sync } = hostOps(undefined, executors, undefined)

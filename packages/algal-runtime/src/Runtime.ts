@@ -156,6 +156,8 @@ export const drive = <A>(
       case "tool":
         reply = EffectRequest.unbound(op.digest, `no host tool ${op.request.tool} is bound`)
         break
+      case "tick":
+        break
     }
     step = gen.next(reply)
   }

@@ -23,6 +23,8 @@ export type HostOp =
   | { readonly op: "blob.get"; readonly ref: string }
   | { readonly op: "blob.put"; readonly ref: string; readonly text: string; readonly value: Json }
   | { readonly op: "slot.get"; readonly name: string }
+  /** Between two activations of a cooperative run: the host may yield to its event loop. */
+  | { readonly op: "tick" }
   | { readonly op: "slot.set"; readonly name: string; readonly text: string; readonly value: Json }
   | {
     readonly op: "effect"
@@ -47,6 +49,8 @@ export interface ExecOptions {
   readonly replaySlots?: ReadonlyMap<string, Json | undefined>
   /** Whether a `cap` token was minted by the host (absent: no capability is honoured). */
   readonly caps?: (token: string) => boolean
+  /** Yield a `tick` before each activation, so a host can let signals and other work run. */
+  readonly cooperative?: boolean
 }
 
 /** @internal */

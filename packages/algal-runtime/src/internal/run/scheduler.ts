@@ -187,6 +187,7 @@ export function* runScope(
         break
       }
       ctx.steps += 1
+      if (ctx.options.cooperative === true) yield { op: "tick" }
       const before = ctx.work
       ctx.work += 100
       let result: Activation | undefined

@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { cannotRun, NegativeResult } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
+import * as Signals from "./signals.js"
 
 /** Largest `@file` argument read (a program is at most 16 KiB, an env at most 256 KiB canonical). */
 const maxFileBytes = 4 * 1024 * 1024
@@ -88,7 +89,14 @@ export const evaluate = Effect.fn("algal.expr")(function*(input: {
     return yield* cannotRun("EXPR_BOUNDS", `--fuel must be an integer in [0, ${Expr.maxFuel}], got ${fuel}`)
   }
   // `evaluateJson` admits any value and reports what is not JSON; the cast only narrows the type.
-  const boundary = Expr.evaluateJson(program, env as Readonly<Record<string, Json>>, fuel)
+  // the evaluation is synchronous and bounded (fuel and work meter); a signal that arrived during
+  // it is handled at the checkpoint after it, before anything is printed (exit 130/143)
+  const boundary = yield* Signals.stoppable(
+    "algal expr",
+    Effect.sync(() => Expr.evaluateJson(program, env as Readonly<Record<string, Json>>, fuel)).pipe(
+      Effect.zipLeft(Signals.checkpoint)
+    )
+  )
   const { document } = boundary
   // Input that is JSON text but outside ALGAL's JSON domain (a lone surrogate, 1e999) is an
   // argument error, not a program failure.

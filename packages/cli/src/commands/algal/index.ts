@@ -32,6 +32,7 @@ import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
 import * as Expr from "./expr.js"
+import * as Signals from "./signals.js"
 import * as Suite from "./suite.js"
 
 /** Largest file the algal commands read (receipts may be large; manifests are bounded by the parser). */
@@ -418,18 +419,22 @@ const run = Command.make(
         : yield* executorsFor(responses)
       const runtime = yield* AlgalRuntime.AlgalRuntime
       if (noReceipt) {
-        const evaluation = yield* runtime.evaluate(program, runArgs, { interface: named, executors }).pipe(
-          Effect.mapError(fromAlgal(argsFile ?? "args"))
-        )
+        const evaluation = yield* Signals.stoppable(
+          "algal run",
+          runtime.evaluate(program, runArgs, { interface: named, executors, cooperative: true })
+        ).pipe(Effect.mapError(fromAlgal(argsFile ?? "args")))
         yield* Output.result(json, evaluation, evaluationSummary)
         if (evaluation.outcome !== "complete") {
           return yield* new NegativeResult({ reason: `run ${evaluation.outcome}` })
         }
         return
       }
-      const result = yield* runtime.run(program, runArgs, { interface: named, executors }).pipe(
-        Effect.mapError(fromAlgal(argsFile ?? "args"))
-      )
+      // cooperative: the event loop gets a turn every few activations, so SIGINT/SIGTERM stop
+      // the run between steps (exit 130/143) instead of after it
+      const result = yield* Signals.stoppable(
+        "algal run",
+        runtime.run(program, runArgs, { interface: named, executors, cooperative: true })
+      ).pipe(Effect.mapError(fromAlgal(argsFile ?? "args")))
       const stored = yield* storeReceipt(store, result.receipt)
       yield* Output.result(json, result.receipt, () => summary(result) + stored)
       if (result.outcome !== "complete") return yield* new NegativeResult({ reason: `run ${result.outcome}` })
