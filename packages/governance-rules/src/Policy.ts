@@ -30,6 +30,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as os from "node:os"
 import * as Autonomy from "./Autonomy.js"
+import * as Files from "./Files.js"
 import * as GovernanceError from "./GovernanceError.js"
 import * as Analyze from "./internal/analyze/index.js"
 import * as Evaluate from "./internal/evaluate.js"
@@ -156,6 +157,8 @@ export interface Config {
   readonly rules?: ReadonlyArray<Rule.Rule>
   /** Where each rule came from (same order as `rules`), for citations. */
   readonly ruleSources?: ReadonlyArray<string | null>
+  /** The filesystem paths are resolved through (default: the real one; see `Files`). */
+  readonly files?: Files.FileView
 }
 
 /**
@@ -170,6 +173,7 @@ export interface Compiled {
   readonly home: string
   /** Layers in precedence order: universal, level, user. */
   readonly layers: ReadonlyArray<Evaluate.CompiledLayer>
+  readonly files: Files.FileView
 }
 
 const ENGINE_PRECEDENCE: Record<LayerName, number> = { universal: 0, engine: 1, level: 2, user: 3, default: 4 }
@@ -220,10 +224,12 @@ export const compile = (config: Config = {}): Effect.Effect<Compiled, Governance
       }
     }
     const level = config.level ?? Autonomy.defaultLevel
+    const files = config.files ?? Files.node
     return Effect.succeed<Compiled>({
       level,
-      workspace: Paths.realDirectory(config.workspace ?? process.cwd()),
-      home: Paths.realDirectory(config.home ?? os.homedir()),
+      files,
+      workspace: Paths.realDirectory(config.workspace ?? process.cwd(), files),
+      home: Paths.realDirectory(config.home ?? os.homedir(), files),
       layers: [
         Evaluate.compileLayer("universal", Autonomy.universalRules, true),
         Evaluate.compileLayer("level", Autonomy.baselineRules(level), false),
@@ -325,7 +331,8 @@ const speculativeDeny = (compiled: Compiled, segment: Analyze.Segment): Citation
 const pathContext = (compiled: Compiled): Paths.PathContext => ({
   workspace: compiled.workspace,
   home: compiled.home,
-  cwd: compiled.workspace
+  cwd: compiled.workspace,
+  files: compiled.files
 })
 
 const pathSegment = (compiled: Compiled, action: "read" | "write", raw: string): Analyze.Segment => {
@@ -581,7 +588,10 @@ const makeEngine = (compiled: Compiled, parser: ShellParser["Type"]): Engine => 
  */
 export const make = Effect.fn("Policy.make")(function*(config: Config) {
   const parser = yield* ShellParser
-  const compiled = yield* compile(config)
+  // Paths resolve through the `Files` service when one is provided (the real disk otherwise).
+  const provided = yield* Effect.serviceOption(Files.Files)
+  const files = config.files ?? (provided._tag === "Some" ? provided.value : undefined)
+  const compiled = yield* compile(files === undefined ? config : { ...config, files })
   return makeEngine(compiled, parser)
 })
 

@@ -21,6 +21,14 @@ export * as Autonomy from "./Autonomy.js"
 export * as GovernanceError from "./GovernanceError.js"
 
 /**
+ * The filesystem as the policy engine sees it: an injected service with node and in-memory
+ * layers, so a decision is testable without a real disk.
+ *
+ * @since 0.1.0
+ */
+export * as Files from "./Files.js"
+
+/**
  * The policy engine: decisions with citations.
  *
  * @since 0.1.0

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Policy, Rule, ShellParser } from "../src/index.js"
+import { Files, Policy, Rule, ShellParser } from "../src/index.js"
 import { Parser, tempWorkspace } from "./helpers.js"
 
 // The shared red-team corpus (issue 12): every case's decision must be one of its `want`s, and
@@ -36,8 +36,8 @@ fs.writeFileSync(path.join(workspace, "src/index.ts"), "export {}\n")
 
 const grantAll = [Rule.make({ id: "all", action: "*", resource: "*", effect: "allow" })]
 
-const callOf = (c: Case): Policy.ToolCall => {
-  const input = c.input.replaceAll("{OUTSIDE}", outside)
+const callOf = (c: Case, outsideDir: string): Policy.ToolCall => {
+  const input = c.input.replaceAll("{OUTSIDE}", outsideDir)
   switch (c.tool) {
     case "shell":
       return { tool: "shell", command: input }
@@ -50,7 +50,22 @@ const callOf = (c: Case): Policy.ToolCall => {
   }
 }
 
-describe("hostile-commands corpus", () => {
+// The same workspace as an in-memory tree (issue 18: the suite also runs without a real disk).
+const memory = Files.memory({
+  "/mem/ws/.git/HEAD": "file",
+  "/mem/ws/.env": "file",
+  "/mem/ws/.env.example": "file",
+  "/mem/ws/src/index.ts": "file",
+  "/mem/home": "directory",
+  "/mem/outside": "directory"
+})
+
+const setups = [
+  { name: "real filesystem", workspace, home, outside, files: Files.node },
+  { name: "in-memory filesystem", workspace: "/mem/ws", home: "/mem/home", outside: "/mem/outside", files: memory }
+] as const
+
+describe.each(setups)("hostile-commands corpus ($name)", (setup) => {
   layer(Parser)((it) => {
     cases.forEach((c, index) => {
       it.effect(`#${index + 1} [${c.class}] ${JSON.stringify(c.input.slice(0, 80))} → ${c.want.join("|")}`, () =>
@@ -58,11 +73,12 @@ describe("hostile-commands corpus", () => {
           const parser = yield* ShellParser.ShellParser
           const compiled = yield* Policy.compile({
             level: c.level,
-            workspace,
-            home,
+            workspace: setup.workspace,
+            home: setup.home,
+            files: setup.files,
             rules: c.grantAll ? grantAll : []
           })
-          const decision = Policy.decideSync(compiled, parser, callOf(c))
+          const decision = Policy.decideSync(compiled, parser, callOf(c, setup.outside))
           assert.include(c.want, decision.decision, decision.reasons.join("\n"))
           if (decision.decision !== "allow") {
             // The citation names the rule or engine guard that decided (or, for a destination no

@@ -5,8 +5,8 @@
  *
  * @internal
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Files from "../Files.js"
 
 /** @internal */
 export interface PathContext {
@@ -16,11 +16,19 @@ export interface PathContext {
   readonly home: string
   /** Directory relative paths resolve against (the workspace unless stated). */
   readonly cwd: string
+  /** Where symlinks and entries are looked up (the real filesystem unless stated). */
+  readonly files?: Files.FileView
 }
 
 const MAX_LINKS = 40
 
-const walk = (absolute: string, start: string, parts: ReadonlyArray<string>, budget: { n: number }): string => {
+const walk = (
+  files: Files.FileView,
+  absolute: string,
+  start: string,
+  parts: ReadonlyArray<string>,
+  budget: { n: number }
+): string => {
   let current = start
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
@@ -30,24 +38,15 @@ const walk = (absolute: string, start: string, parts: ReadonlyArray<string>, bud
       continue
     }
     const next = current === "/" ? `/${part}` : `${current}/${part}`
-    let stat: fs.Stats | undefined
-    try {
-      stat = fs.lstatSync(next, { throwIfNoEntry: false })
-    } catch {
-      stat = undefined
-    }
+    const stat = files.lstat(next)
     if (stat === undefined) return path.resolve(next, ...parts.slice(i + 1))
-    if (stat.isSymbolicLink()) {
+    if (stat.kind === "symlink") {
       budget.n -= 1
       if (budget.n < 0) return path.resolve(next, ...parts.slice(i + 1))
-      let target: string
-      try {
-        target = fs.readlinkSync(next)
-      } catch {
-        return path.resolve(next, ...parts.slice(i + 1))
-      }
+      const target = files.readlink(next)
+      if (target === undefined) return path.resolve(next, ...parts.slice(i + 1))
       const targetAbsolute = path.resolve(current, target)
-      current = walk(targetAbsolute, "/", targetAbsolute.split("/"), budget)
+      current = walk(files, targetAbsolute, "/", targetAbsolute.split("/"), budget)
     } else {
       current = next
     }
@@ -68,11 +67,12 @@ export const realPath = (p: string, context: PathContext): string => {
   const parts = absolute.split("/")
   const budget = { n: MAX_LINKS }
   // Fast path: lexically inside the (already real) workspace without `..`: walk only the tail.
+  const files = context.files ?? Files.node
   const ws = context.workspace
   if (absolute.startsWith(`${ws}/`) && !parts.includes("..")) {
-    return walk(absolute, ws, absolute.slice(ws.length + 1).split("/"), budget)
+    return walk(files, absolute, ws, absolute.slice(ws.length + 1).split("/"), budget)
   }
-  return walk(absolute, "/", parts, budget)
+  return walk(files, absolute, "/", parts, budget)
 }
 
 /**
@@ -109,12 +109,8 @@ export const PSEUDO_DEVICES = new Set([
 export const isPseudoDevice = (p: string): boolean =>
   PSEUDO_DEVICES.has(p) || p.startsWith("/dev/fd/") || p.startsWith("/dev/pts/")
 
-/** Real path of a directory (falls back to the resolved absolute path when it does not exist). @internal */
-export const realDirectory = (dir: string): string => {
+/** Real path of a directory (symlinks resolved; lexical where it does not exist). @internal */
+export const realDirectory = (dir: string, files: Files.FileView = Files.node): string => {
   const absolute = path.resolve(dir)
-  try {
-    return fs.realpathSync(absolute)
-  } catch {
-    return absolute
-  }
+  return walk(files, absolute, "/", absolute.split("/"), { n: MAX_LINKS })
 }

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import * as fs from "node:fs"
+import * as Files from "../../Files.js"
 import * as Glob from "../glob.js"
 import * as Network from "../network.js"
 import * as Paths from "../paths.js"
@@ -20,7 +20,8 @@ export const SECRET_NAME =
 export const pathContext = (analyzer: Analyzer): Paths.PathContext => ({
   workspace: analyzer.context.workspace,
   home: analyzer.context.home,
-  cwd: analyzer.cwd ?? analyzer.context.cwd
+  cwd: analyzer.cwd ?? analyzer.context.cwd,
+  files: analyzer.context.files ?? Files.node
 })
 
 /** `~user` → that user's home (`/root`, `/home/user`); `~+` → the current directory; `~-` → unknown. */
@@ -76,11 +77,7 @@ export const looksLikePath = (analyzer: Analyzer, text: string): boolean => {
   if (text.length === 0 || text.length > 4096 || Network.isUrl(text)) return false
   if (text.includes("/") || text.startsWith(".") || text.startsWith("~")) return true
   if (SECRET_NAME.test(text)) return true
-  try {
-    return fs.lstatSync(`${analyzer.cwd ?? analyzer.context.cwd}/${text}`, { throwIfNoEntry: false }) !== undefined
-  } catch {
-    return false
-  }
+  return (analyzer.context.files ?? Files.node).lstat(`${analyzer.cwd ?? analyzer.context.cwd}/${text}`) !== undefined
 }
 
 const MAX_GLOB_MATCHES = 256
@@ -96,12 +93,7 @@ const expandGlob = (analyzer: Analyzer, text: string): Array<string> | null => {
   if (/[*?[]/.test(dir)) return null
   const base = pathOf(analyzer, dir)
   if (base === null) return null
-  let entries: Array<string>
-  try {
-    entries = fs.readdirSync(base.real)
-  } catch {
-    return []
-  }
+  const entries = (analyzer.context.files ?? Files.node).readdir(base.real) ?? []
   const glob = Glob.compile(leaf)
   const prefix = slash < 0 ? "" : text.slice(0, slash + 1)
   const out = entries.filter((e) => glob.test(e)).map((e) => prefix + e)

@@ -1,0 +1,139 @@
+/**
+ * The filesystem as the policy engine sees it: the few synchronous look-ups path resolution needs
+ * (what a path is, where a symlink points, what a directory holds), as an injected service with a
+ * node layer and an in-memory layer — so a governance decision is testable without a real disk.
+ *
+ * @example
+ * ```ts
+ * import { Files } from "@steward/governance-rules"
+ *
+ * const view = Files.memory({ "/srv/app/.env": "file", "/srv/app/link": { symlink: "/etc" } })
+ * view.lstat("/srv/app/link") // { kind: "symlink" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/**
+ * What a path is (without following a final symlink).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly kind: "file" | "directory" | "symlink"
+}
+
+/**
+ * The synchronous look-ups the engine makes (`undefined`: missing or unreadable).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileView {
+  readonly lstat: (path: string) => Entry | undefined
+  readonly readlink: (path: string) => string | undefined
+  readonly readdir: (path: string) => ReadonlyArray<string> | undefined
+}
+
+/**
+ * The file view service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Files extends Context.Tag("@steward/governance-rules/Files")<Files, FileView>() {}
+
+/**
+ * The real filesystem (node's synchronous calls).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const node: FileView = {
+  lstat: (p) => {
+    try {
+      const stat = fs.lstatSync(p, { throwIfNoEntry: false })
+      if (stat === undefined) return undefined
+      return { kind: stat.isSymbolicLink() ? "symlink" : stat.isDirectory() ? "directory" : "file" }
+    } catch {
+      return undefined
+    }
+  },
+  readlink: (p) => {
+    try {
+      return fs.readlinkSync(p)
+    } catch {
+      return undefined
+    }
+  },
+  readdir: (p) => {
+    try {
+      return fs.readdirSync(p)
+    } catch {
+      return undefined
+    }
+  }
+}
+
+/**
+ * What an in-memory tree holds at an absolute path: a file, a directory, or a symlink.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MemoryEntry = "file" | "directory" | { readonly symlink: string }
+
+/**
+ * An in-memory tree. Parent directories of every entry exist implicitly.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const memory = (entries: Readonly<Record<string, MemoryEntry>>): FileView => {
+  const table = new Map<string, MemoryEntry>([["/", "directory"]])
+  const children = new Map<string, Set<string>>()
+  for (const [raw, entry] of Object.entries(entries)) {
+    const p = path.resolve("/", raw)
+    table.set(p, entry)
+    for (let child = p, parent = path.dirname(p); child !== "/"; child = parent, parent = path.dirname(parent)) {
+      if (!table.has(parent)) table.set(parent, "directory")
+      const names = children.get(parent) ?? new Set<string>()
+      names.add(path.basename(child))
+      children.set(parent, names)
+    }
+  }
+  return {
+    lstat: (p) => {
+      const entry = table.get(p)
+      if (entry === undefined) return undefined
+      return { kind: typeof entry === "string" ? entry : "symlink" }
+    },
+    readlink: (p) => {
+      const entry = table.get(p)
+      return entry !== undefined && typeof entry !== "string" ? entry.symlink : undefined
+    },
+    readdir: (p) => table.get(p) === "directory" ? [...(children.get(p) ?? [])] : undefined
+  }
+}
+
+/**
+ * The real filesystem as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNode: Layer.Layer<Files> = Layer.succeed(Files, node)
+
+/**
+ * An in-memory tree as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (entries: Readonly<Record<string, MemoryEntry>>): Layer.Layer<Files> =>
+  Layer.succeed(Files, memory(entries))
