@@ -27,9 +27,8 @@
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { AlgalRuntime } from "@steward/algal-runtime"
-import { type Autonomy, Evidence, Hooks, Policy, Responder, Rule, ShellParser } from "@steward/governance-rules"
+import { type Autonomy, type Hooks, Responder, type Rule, ShellParser } from "@steward/governance-rules"
 import { Reflexes } from "@steward/reflex-core"
-import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
@@ -39,20 +38,18 @@ import * as Option from "effect/Option"
 import * as os from "node:os"
 import type * as Budget from "./Budget.js"
 import type * as Checkpoint from "./Checkpoint.js"
-import * as Event from "./Event.js"
+import type * as Event from "./Event.js"
 import * as EventStore from "./EventStore.js"
 import * as Goal from "./Goal.js"
 import { HarnessError } from "./HarnessError.js"
 import * as History from "./History.js"
-import * as Loop from "./internal/loop.js"
 import * as Meta from "./internal/meta.js"
-import * as RunState from "./internal/runState.js"
-import { type Ctx, settle } from "./internal/step.js"
+import * as Runner from "./internal/runner.js"
 import * as Transcript from "./internal/transcript.js"
 import * as PromptCompiler from "./PromptCompiler.js"
 import type * as Reviewer from "./Reviewer.js"
 import * as Tools from "./Tools.js"
-import * as WorkSlice from "./WorkSlice.js"
+import type * as WorkSlice from "./WorkSlice.js"
 
 /**
  * Options of the service (defaults for every session).
@@ -218,210 +215,27 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       ...(typeof options.prompt === "object" && options.prompt !== null ? options.prompt : {})
     })
     const sliceEnv = yield* Config.string("STEWARD_WORK_SLICE").pipe(Config.option, Effect.orElseSucceed(Option.none))
-    const home = options.home ?? os.homedir()
-    const modelName = options.modelName ?? "model"
 
-    const engineFor = (meta: Meta.Meta, remembered = meta.remembered) =>
-      Policy.make({
-        level: meta.level,
-        workspace: meta.workspace,
-        home,
-        rules: [...meta.rules, ...remembered].map((r) => Rule.make(r))
-      }).pipe(
-        Effect.provideService(ShellParser.ShellParser, parser),
-        Effect.mapError((e) => invalid(`session rules: ${e.message}`))
-      )
-    const hooksFor = (meta: Meta.Meta) =>
-      Hooks.make([...Hooks.builtins(meta.workspace, home), ...(options.hooks ?? [])]).pipe(
-        Effect.provide(Evidence.layerMemory)
-      )
-    const load = (id: string) =>
-      Effect.gen(function*() {
-        const row = yield* store.get(id)
-        const meta = yield* Meta.decode(row.meta)
-        const events = yield* store.read(id)
-        return { row, meta, events }
-      })
-
-    const ctxFor = (
-      id: string,
-      run: string,
-      meta: Meta.Meta,
-      chain: History.Chain,
-      engine: Policy.Engine,
-      hooks: Hooks.Hooks["Type"],
-      extra: {
-        readonly plan: boolean
-        readonly abort: Deferred.Deferred<void> | undefined
-        readonly model: LanguageModel.Service
-      }
-    ): Ctx => ({
-      session: id,
-      run,
-      workspace: meta.workspace,
+    const runner = Runner.make({
       store,
-      chain,
-      runtime,
-      model: extra.model,
-      modelName,
+      model,
       checker,
-      tools,
-      services,
-      gate: { session: id, workspace: meta.workspace, hooks, responder, reviewer: meta.reviewer, executor },
-      hooks,
-      engine,
+      responder,
       reflexes,
-      slice: WorkSlice.resolve(meta.workSlice, Option.getOrUndefined(sliceEnv)),
-      budget: meta.budget,
-      systemPrompt: "",
-      plan: extra.plan,
-      abort: extra.abort
+      executor,
+      parser,
+      runtime,
+      services,
+      tools,
+      compiler,
+      sliceEnv,
+      home: options.home ?? os.homedir(),
+      modelName: options.modelName ?? "model",
+      hooks: options.hooks,
+      tiers: options.tiers
     })
-
-    // Settle the runs a killed process left open: a checkpoint from their events, one transition each.
-    const settleDangling = (id: string) =>
-      Effect.gen(function*() {
-        const { events, meta } = yield* load(id)
-        const open = Transcript.runs(events).filter((r) => r.status === null)
-        if (open.length === 0) return meta
-        const chain = History.Chain.from(events, yield* store.revisions(id))
-        const paused = meta.goal !== null && meta.goal.status === "active"
-          ? { ...meta.goal, status: "paused" }
-          : meta.goal
-        for (const r of open) {
-          const state = RunState.make(id, r.run, r.prompt)
-          const evidence = Transcript.evidence(events, r.run)
-          Object.assign(state, {
-            done: [...evidence.done],
-            filesTouched: [...evidence.filesTouched],
-            checks: [...evidence.checks]
-          })
-          state.todos = evidence.todos
-          state.lastText = evidence.lastText
-          state.toolCalls = evidence.toolCalls
-          state.slice.n = evidence.slice
-          const reason = "the process running this run stopped; the session was reopened"
-          const checkpoint = RunState.checkpoint(state, reason)
-          const written = [
-            Event.make(r.run, "checkpoint", { reason, checkpoint }),
-            Event.make(r.run, "run.settle", {
-              status: "interrupted",
-              code: "aborted",
-              reason,
-              toolCalls: evidence.toolCalls
-            })
-          ]
-          const at = yield* Clock.currentTimeMillis
-          const revision = yield* History.transition(chain, {
-            at,
-            session: id,
-            run: r.run,
-            kind: "settle",
-            status: "interrupted",
-            code: "aborted",
-            events: written
-          }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
-          const stored = yield* store.commit(id, { events: written, revision, at, meta: { ...meta, goal: paused } })
-          chain.absorb(stored)
-          chain.revision = revision.revision
-          chain.receipt = revision.digest
-        }
-        return { ...meta, goal: paused }
-      })
-
-    interface RunInput {
-      readonly prompt: string
-      readonly trigger: "person" | "approval" | "resume"
-      readonly goal: Goal.Spec | null
-      readonly plan: boolean
-      readonly approved: Parameters<typeof Loop.approvedCall>[2] | null
-    }
-
-    const execute = (
-      id: string,
-      run: string,
-      input: RunInput,
-      abort: Deferred.Deferred<void> | undefined,
-      newRule: Rule.RuleInput | null
-    ) =>
-      Effect.gen(function*() {
-        const { events, meta } = yield* load(id)
-        const chain = History.Chain.from(events, yield* store.revisions(id))
-        const before = yield* engineFor(meta)
-        const remembered = newRule === null ? meta.remembered : [...meta.remembered, newRule]
-        const engine = newRule === null ? before : yield* engineFor(meta, remembered)
-        const hooks = yield* hooksFor(meta)
-        const runs = Transcript.runs(events)
-        const previous = runs.filter((r) => r.run !== run && r.checkpoint !== null).at(-1)
-        const tier = yield* Loop.route(
-          reflexes,
-          run,
-          input.prompt,
-          runs.length === 0 || (runs.length === 1 && runs[0]!.run === run)
-        )
-        const chosen = tier !== null && options.tiers?.[tier.tier] !== undefined && tier.acts
-          ? options.tiers[tier.tier]!
-          : model
-        const ctx = ctxFor(id, run, meta, chain, engine, hooks, { plan: input.plan, abort, model: chosen })
-        const compiled = yield* compiler.compile([
-          { name: "workspace", text: `Workspace: ${meta.workspace}\nAutonomy level: ${meta.level}` },
-          ...(input.goal === null ? [] : [{ name: "goal", text: Goal.wrapObjective(input.goal.objective) }])
-        ])
-        const state = RunState.make(id, run, input.prompt)
-        state.messages.push({ role: "system", content: compiled.text })
-        if (previous?.checkpoint) {
-          state.messages.push({ role: "user", content: Loop.previousContext(previous.checkpoint) })
-        }
-        if (input.approved === null) state.messages.push({ role: "user", content: input.prompt })
-        const nextMeta = {
-          ...meta,
-          remembered,
-          goal: input.goal === null ? meta.goal : { spec: input.goal, status: "active" }
-        }
-        const started = yield* Loop.start(ctx, state, {
-          data: {
-            prompt: input.prompt,
-            trigger: input.trigger,
-            goal: input.goal,
-            plan: input.plan,
-            approved: input.approved,
-            level: meta.level,
-            workSlice: ctx.slice,
-            route: tier,
-            promptDigest: compiled.prefixDigest,
-            promptCuts: compiled.cuts.map((c) => c.name)
-          },
-          notices: newRule === null ? [] : [
-            `saved rule ${newRule.id}: ${newRule.effect} ${newRule.action} ${
-              JSON.stringify(newRule.resource)
-            } in workspace ${meta.workspace}`
-          ],
-          continuation: runs.some((r) => r.run !== run),
-          meta: nextMeta
-        })
-        if (input.goal !== null) state.goal = Loop.goalState(input.goal, started)
-        if (input.approved !== null) {
-          const text = yield* Loop.approvedCall(ctx, state, input.approved, before)
-          state.messages.push({ role: "user", content: `${input.prompt}\n\n${text}` })
-        }
-        const settled = yield* Loop.drive(ctx, state).pipe(
-          Effect.onInterrupt(() =>
-            settle(ctx, state, { status: "interrupted", code: "aborted", reason: "the run was interrupted" }).pipe(
-              Effect.ignore
-            )
-          )
-        )
-        const goal = state.goal === undefined ? nextMeta.goal : { spec: state.goal.spec, status: state.goal.status }
-        yield* store.commit(id, { events: [], meta: { ...nextMeta, goal, lastSubject: `${run}:${state.modelCalls}` } })
-        return {
-          session: id,
-          run,
-          status: settled.status,
-          code: settled.code ?? null,
-          reason: settled.reason ?? null,
-          checkpoint: settled.checkpoint
-        } satisfies RunOutcome
-      })
+    const { engineFor, execute, load, settleDangling } = runner
+    type RunInput = Runner.RunInput
 
     const nextRun = (id: string, events: ReadonlyArray<Event.SessionEvent>) =>
       `${id}.r${Transcript.runs(events).length + 1}`

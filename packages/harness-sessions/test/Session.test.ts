@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Session from "../src/Session.js"
@@ -124,4 +124,20 @@ describe("Session: budgets", () => {
       { toolCalls: [{ name: "read", input: { path: "a.txt" } }], usage: { input: 90, cachedInput: 10, output: 30 } },
       { text: "Summary: read a.txt; next, edit it." }
     )))))
+})
+
+describe("Session: a person's interrupt", () => {
+  it.effect("a completed abort signal settles the run interrupted{aborted} with a checkpoint", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace: workspace() })
+      const abort = yield* Deferred.make<void>()
+      yield* Deferred.succeed(abort, undefined)
+      const outcome = yield* sessions.run(id, "Work", { abort })
+      assert.deepStrictEqual([outcome.status, outcome.code], ["interrupted", "aborted"])
+      assert.strictEqual(outcome.checkpoint.asked, "Work")
+      const types = (yield* events(id)).map(([t]) => t)
+      assert.notInclude(types, "model.call")
+      assert.isTrue((yield* sessions.verify(id)).verified)
+    }).pipe(Effect.provide(layer(script({ text: "never" })))))
 })

@@ -1,0 +1,211 @@
+/**
+ * One tool round's calls: decode, decide at the chokepoint, execute what is allowed (each a step),
+ * and the result message the model reads next.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Event from "../Event.js"
+import { HarnessError } from "../HarnessError.js"
+import * as Chokepoint from "./chokepoint.js"
+import * as RunState from "./runState.js"
+import { type Ctx, step } from "./step.js"
+import type { ToolResult } from "./toolShape.js"
+import * as TurnEnd from "./turnEnd.js"
+
+/** A tool call the model made. */
+export interface Call {
+  readonly id: string
+  readonly name: string
+  readonly params: unknown
+}
+
+/** Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks. */
+const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown, outcome: Chokepoint.Outcome) =>
+  step<ToolResult>(
+    ctx,
+    state,
+    Effect.gen(function*() {
+      const tool = ctx.tools.find((t) => t.name === call.name)!
+      const result: ToolResult = yield* tool.execute(input, {
+        workspace: ctx.workspace,
+        runId: ctx.run,
+        callId: call.id
+      }).pipe(
+        Effect.provide(ctx.services),
+        Effect.catchAll((error: HarnessError) => Effect.succeed({ ok: false, output: `tool failed: ${error.message}` }))
+      ) as Effect.Effect<ToolResult>
+      const failed = !result.ok || (result.check !== undefined && result.check.exitCode !== 0)
+      const post = yield* ctx.hooks.fire({
+        point: failed ? "tool_failure" : "post_tool",
+        call: outcome.call,
+        runId: ctx.run,
+        ...(result.check === undefined ? {} : { exitCode: result.check.exitCode }),
+        ...(result.ok ? {} : { error: result.output.slice(0, 500) }),
+        ...(result.filesTouched === undefined ? {} : { claimedFiles: result.filesTouched })
+      })
+      return {
+        events: [
+          Event.make(ctx.run, "tool.result", {
+            callId: call.id,
+            tool: call.name,
+            ok: result.ok,
+            output: result.output.slice(0, 8192),
+            truncated: result.truncated ?? false,
+            timedOut: result.timedOut ?? false,
+            filesTouched: result.filesTouched ?? [],
+            check: result.check ?? null
+          }),
+          ...Chokepoint.hookEvents(ctx.run, call.id, post)
+        ],
+        result
+      }
+    })
+  )
+
+const toolMessage = (call: Call, output: string, failure: boolean) => ({
+  role: "tool" as const,
+  content: [{
+    type: "tool-result" as const,
+    id: call.id,
+    name: call.name,
+    isFailure: failure,
+    result: output,
+    providerExecuted: false
+  }]
+})
+
+/** One tool call: decode, decide, execute or refuse; the result message for the model. */
+export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
+  Effect.gen(function*() {
+    if (call.name === "get_goal" || call.name === "update_goal") {
+      const output = yield* TurnEnd.goalTool(ctx, state, call)
+      state.messages.push(toolMessage(call, output, false))
+      return
+    }
+    const tool = ctx.tools.find((t) => t.name === call.name)
+    const decoded = tool === undefined
+      ? undefined
+      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(call.params)
+    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
+      const output = tool === undefined
+        ? `unknown tool ${call.name}; the tools are ${ctx.tools.map((t) => t.name).join(", ")}`
+        : `invalid input for ${call.name}: ${decoded?._tag === "Left" ? decoded.left.message : ""}`
+      yield* step(
+        ctx,
+        state,
+        Effect.succeed({
+          events: [Event.make(ctx.run, "tool.result", { callId: call.id, tool: call.name, ok: false, output })],
+          result: null
+        })
+      )
+      state.messages.push(toolMessage(call, output, true))
+      return
+    }
+    const input = decoded.right
+    const governed = tool.governance(input, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const outcome = yield* step<Chokepoint.Outcome>(
+      ctx,
+      state,
+      Effect.gen(function*() {
+        const { events, outcome } = yield* Chokepoint.decide(
+          { ...ctx.gate, run: ctx.run, engine: ctx.engine },
+          { tool: call.name, callId: call.id, call: governed }
+        ).pipe(Effect.mapError((e) => new HarnessError({ code: "TOOL_FAILED", message: e.message })))
+        const head = Event.make(ctx.run, "tool.call", {
+          callId: call.id,
+          tool: call.name,
+          input,
+          call: governed,
+          decision: outcome.allowed ? "allow" : outcome.decision,
+          citation: outcome.citation,
+          approval: outcome.allowed ? outcome.approval : null
+        })
+        const refused = outcome.allowed ? [] : [Event.make(ctx.run, "tool.refused", {
+          callId: call.id,
+          tool: call.name,
+          decision: outcome.decision,
+          pending: outcome.pending,
+          reason: outcome.reason,
+          citation: outcome.citation
+        })]
+        return { events: [head, ...events, ...refused], result: outcome }
+      })
+    )
+    if (!outcome.allowed) {
+      if (outcome.pending) {
+        state.turnPending = true
+        state.slice.blocked = true
+      }
+      state.messages.push(toolMessage(call, Chokepoint.refusalText(outcome), true))
+      return
+    }
+    const result = yield* execute(ctx, state, call, input, outcome)
+    RunState.recordTool(state, call.name, input, result)
+    state.messages.push(toolMessage(call, result.output, !result.ok))
+  })
+
+/** A call a person approved after it was refused: decided again with the late answer, then run. */
+export const approvedCall = (
+  ctx: Ctx,
+  state: RunState.RunState,
+  approved: {
+    readonly callId: string
+    readonly tool: string
+    readonly input: unknown
+    readonly remembered?: string | undefined
+    readonly by: string
+  },
+  engine: Ctx["engine"]
+) =>
+  Effect.gen(function*() {
+    const tool = ctx.tools.find((t) => t.name === approved.tool)
+    const decoded = tool === undefined
+      ? undefined
+      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(approved.input)
+    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
+      return `The approved call ${approved.callId} (${approved.tool}) can no longer be run: its tool or input is not valid.`
+    }
+    const call: Call = { id: approved.callId, name: approved.tool, params: approved.input }
+    const governed = tool.governance(decoded.right, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const outcome = yield* step<Chokepoint.Outcome>(
+      ctx,
+      state,
+      Effect.gen(function*() {
+        const at = yield* Clock.currentTimeMillis
+        const late = {
+          name: approved.by,
+          at,
+          ...(approved.remembered === undefined ? {} : { remembered: approved.remembered })
+        }
+        const { events, outcome } = yield* Chokepoint.decide(
+          { ...ctx.gate, run: ctx.run, engine },
+          { tool: call.name, callId: call.id, call: governed, late }
+        ).pipe(Effect.mapError((e) => new HarnessError({ code: "TOOL_FAILED", message: e.message })))
+        const head = Event.make(ctx.run, "tool.call", {
+          callId: call.id,
+          tool: call.name,
+          input: decoded.right,
+          call: governed,
+          decision: outcome.allowed ? "allow" : outcome.decision,
+          citation: outcome.citation,
+          approval: outcome.allowed ? outcome.approval : null
+        })
+        const refused = outcome.allowed ? [] : [Event.make(ctx.run, "tool.refused", {
+          callId: call.id,
+          tool: call.name,
+          decision: outcome.decision,
+          pending: false,
+          reason: outcome.reason,
+          citation: outcome.citation
+        })]
+        return { events: [head, ...events, ...refused], result: outcome }
+      })
+    )
+    if (!outcome.allowed) return Chokepoint.refusalText(outcome)
+    const result = yield* execute(ctx, state, call, decoded.right, outcome)
+    RunState.recordTool(state, call.name, decoded.right, result)
+    return `The person approved your ${call.name} call (${call.id}); it ran. Its ${
+      result.ok ? "output" : "failure"
+    }:\n${result.output}`
+  })
