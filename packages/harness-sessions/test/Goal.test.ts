@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Event from "../src/Event.js"
+import * as EventStore from "../src/EventStore.js"
 import * as Goal from "../src/Goal.js"
 import * as Session from "../src/Session.js"
 import { events, layer, script, workspace } from "./support/env.js"
@@ -92,4 +94,24 @@ describe("Goal", () => {
       { text: "One." },
       { text: "Two." }
     )))))
+})
+
+describe("Goal: a reopened session", () => {
+  it.effect("shows its goal paused: nothing resumes by itself", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const store = yield* EventStore.EventStore
+      const { id } = yield* sessions.create({ workspace: workspace() })
+      const row = yield* store.get(id)
+      const spec = { objective: "Ship the release" }
+      // What a process killed mid-goal leaves: an open run and an active goal.
+      yield* store.commit(id, {
+        events: [Event.make(`${id}.r1`, "run.start", { prompt: "Ship it", trigger: "person", goal: spec })],
+        meta: { ...(row.meta as object), goal: { spec, status: "active" } }
+      })
+      const view = yield* sessions.reopen(id)
+      assert.deepStrictEqual(view.goal, { objective: "Ship the release", status: "paused" })
+      assert.deepStrictEqual(view.runs.map((r) => [r.status, r.code]), [["interrupted", "aborted"]])
+      assert.isTrue((yield* sessions.verify(id)).verified)
+    }).pipe(Effect.provide(layer(script({ text: "unused" })))))
 })
