@@ -13,6 +13,7 @@ import * as Cli from "./Cli.js"
 import { CommandFailure, type ExitCode, NegativeResult } from "./CliError.js"
 import * as ErrorCodes from "./ErrorCodes.js"
 import * as HostDatabase from "./HostDatabase.js"
+import * as PlatformText from "./PlatformText.js"
 
 /**
  * Whether the raw arguments ask for JSON output (`--json` before any `--`). Read from argv
@@ -48,13 +49,16 @@ export const databaseUrlFlag = (argv: ReadonlyArray<string>): string | undefined
 
 // Every area's code is mapped onto the one vocabulary here; the area's own code stays as `reason`.
 const renderFailure = (json: boolean, failure: CommandFailure): Effect.Effect<void> => {
-  if (!json) return Console.error(`steward: ${failure.message}`)
-  const code = ErrorCodes.toCli(failure.code, failure.exitCode)
+  const message = PlatformText.humanize(failure.message)
+  if (!json) return Console.error(`steward: ${message}`)
+  const mapped = ErrorCodes.toCli(failure.code, failure.exitCode)
+  // an area's read error that was a missing file is `not-found`, whatever the area called it
+  const code = mapped === "io" && PlatformText.isNotFound(failure.message) ? "not-found" : mapped
   return Console.error(JSON.stringify({
     error: {
       code,
       ...(code === failure.code ? {} : { reason: failure.code }),
-      message: failure.message,
+      message,
       ...(failure.details === undefined ? {} : { details: failure.details })
     }
   }))

@@ -83,4 +83,55 @@ describe("paths named on the command line", () => {
       assert.include(error.message, "no such directory (no-such-workspace is relative to")
       assert.strictEqual(run.stdout, "")
     }))
+
+  it.live("a missing file is said in words, as not-found, in every area", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      for (
+        const args of [
+          ["algal", "check", "nope.algal.json"],
+          ["reflex", "import", "route", "nope.jsonl"],
+          ["policy", "check", "--rules", "nope.yaml", "ls"]
+        ]
+      ) {
+        const run = yield* runCli([...args, "--json", "--state-dir", state])
+        assert.strictEqual(run.exitCode, 2, args.join(" "))
+        const error = run.errorJson().error
+        assert.strictEqual(error.code, "not-found", args.join(" "))
+        assert.include(error.message, "no such file or directory")
+        assert.notInclude(error.message, "ENOENT")
+        assert.notInclude(error.message, "FileSystem.")
+      }
+      const text = yield* runCli(["algal", "check", "nope.algal.json"])
+      assert.include(text.stderr, `(nope.algal.json is relative to ${process.cwd()})`)
+    }))
+
+  it.live("- reads a JSON argument from stdin (policy check --input)", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const run = yield* runCli(
+        [
+          "policy",
+          "check",
+          "--json",
+          "--state-dir",
+          state,
+          "--tool",
+          "mcp",
+          "--name",
+          "github.create_issue",
+          "--input",
+          "-"
+        ],
+        { stdin: "{\"title\": \"x\"}" }
+      )
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      assert.deepStrictEqual(run.json().call.input, { title: "x" })
+      const deep = yield* runCli(
+        ["policy", "check", "--json", "--state-dir", state, "--tool", "mcp", "--name", "x", "--input", "-"],
+        { stdin: "[".repeat(100_000) }
+      )
+      assert.strictEqual(deep.exitCode, 2)
+      assert.strictEqual(deep.errorJson().error.code, "limit")
+    }))
 })

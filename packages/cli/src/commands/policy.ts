@@ -22,6 +22,7 @@ import * as path from "node:path"
 import { cannotRun, NegativeResult } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as Output from "../Output.js"
+import * as Stdin from "../Stdin.js"
 
 const level = Options.choice("level", Autonomy.levels).pipe(
   Options.withDescription("Autonomy level: read_only, assist, execute (default), autonomous"),
@@ -164,6 +165,9 @@ const buildCall = (input: {
       if (Option.isNone(input.name)) return usage("--tool mcp needs --name N")
       const name = input.name.value
       if (Option.isNone(input.input)) return Effect.succeed({ tool: "mcp", name })
+      if (input.input.value === "-") {
+        return Effect.map(Stdin.readJson("--input"), (parsed) => ({ tool: "mcp" as const, name, input: parsed }))
+      }
       try {
         const parsed = JSON.parse(input.input.value) as unknown
         return Effect.succeed({ tool: "mcp", name, input: parsed })
@@ -204,7 +208,10 @@ const check = Command.make(
     ),
     url: Options.text("url").pipe(Options.optional, Options.withDescription("The URL for --tool fetch")),
     name: Options.text("name").pipe(Options.optional, Options.withDescription("The tool name for --tool mcp|agent")),
-    input: Options.text("input").pipe(Options.optional, Options.withDescription("JSON input for --tool mcp")),
+    input: Options.text("input").pipe(
+      Options.optional,
+      Options.withDescription("JSON input for --tool mcp (- reads it from stdin)")
+    ),
     command: Args.text({ name: "COMMAND" }).pipe(Args.repeated, Args.withDescription("The shell command (after --)"))
   },
   (options) =>
