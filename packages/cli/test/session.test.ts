@@ -16,6 +16,7 @@ const setup = (...turns: ReadonlyArray<unknown>) => {
   const script = path.join(dir, "script.jsonl")
   fs.writeFileSync(script, turns.map((t) => JSON.stringify(t)).join("\n"))
   const state = path.join(dir, "state")
+  fs.mkdirSync(state)
   return { dir, ws, script, state }
 }
 
