@@ -66,9 +66,56 @@ const inside = (audit: string, rel: string): string | undefined => {
   return full.startsWith(audit + nodePath.sep) ? full : undefined
 }
 
+const STORE_FILES = ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "state.sqlite-journal", ".lock"]
+
+/** The real path of `file`: the deepest existing ancestor resolved, the rest appended. */
+const realish = (file: string): string => {
+  const rest: Array<string> = []
+  let at = file
+  while (true) {
+    try {
+      return nodePath.join(fs.realpathSync(at), ...rest.reverse())
+    } catch {
+      const parent = nodePath.dirname(at)
+      if (parent === at) return file
+      rest.push(nodePath.basename(at))
+      at = parent
+    }
+  }
+}
+
 /**
- * Every path the state names (record bodies, plan and construal bodies, pass reports) that is not
- * a plain relative path inside `audit/`.
+ * Why a path a verb reads or writes on a user's behalf (a body, a report) is not one it may use,
+ * or `undefined`: it must be a relative path inside `audit/`, must not name the store's own files
+ * (the database, its WAL, shared memory or journal, the lock), and its real path — symlinks
+ * resolved — must stay inside `audit/` and must not be a store file either (issue 16).
+ *
+ * @since 0.2.0
+ * @category paths
+ */
+export const userPathIssue = (p: ProjectPaths, rel: string, what: string): string | undefined => {
+  const full = nodePath.resolve(p.audit, rel)
+  if (!full.startsWith(p.audit + nodePath.sep) || nodePath.isAbsolute(rel) || rel.split(/[\\/]/).includes("..")) {
+    return `${what} '${rel}' is not a relative path inside ${p.audit}`
+  }
+  const owned = (f: string, root: string) => STORE_FILES.includes(nodePath.relative(root, f))
+  if (owned(full, p.audit)) {
+    return `${what} '${rel}' names ${full}, a file the audit store owns (its database, WAL, journal or lock); a store file is never a user path`
+  }
+  const root = realish(p.audit)
+  const real = realish(full)
+  if (!real.startsWith(root + nodePath.sep)) {
+    return `${what} '${rel}' resolves through a symlink to ${real}, outside ${p.audit}; a path the store reads or writes stays inside it`
+  }
+  if (owned(real, root)) {
+    return `${what} '${rel}' resolves through a symlink to ${real}, a file the audit store owns; a store file is never a user path`
+  }
+  return undefined
+}
+
+/**
+ * Every path the state names (record bodies, plan and construal bodies, pass reports) that the
+ * store may not use ({@link userPathIssue}), each as its addressed issue.
  *
  * @since 0.1.0
  * @category drift
@@ -80,7 +127,12 @@ export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): Readonl
     ...(doc.construals ?? []).map((x) => [x.key, x.body_path] as const),
     ...(doc.queue ?? []).flatMap((x) => x.coverage ? [[x.id, x.coverage.report_path] as const] : [])
   ]
-  return named.filter(([, rel]) => inside(p.audit, rel) === undefined).map(([id, rel]) => `${id}: '${rel}'`)
+  const out: Array<string> = []
+  for (const [id, rel] of named) {
+    const issue = userPathIssue(p, rel, `${id}:`)
+    if (issue !== undefined) out.push(issue)
+  }
+  return out
 }
 
 /**
@@ -138,15 +190,17 @@ export const renderViews = Effect.fn("Project.renderViews")(function*(p: Project
       yield* fsys.rename(file + ".tmp", file).pipe(Effect.mapError(ioError(file)))
       return true
     })
+  // every target is checked before any file is read or written: a symlink out of audit/ or onto
+  // a store file refuses the whole render (issue 16)
+  const targets: Array<readonly [State.Finding, string]> = []
+  for (const r of State.records(doc)) {
+    const problem = userPathIssue(p, r.body_path, `${r.id} body_path`)
+    if (problem !== undefined) return yield* Effect.fail(AuditError.make("invalid-input", problem))
+    targets.push([r, nodePath.resolve(p.audit, r.body_path)])
+  }
   let written = 0
   if (yield* write(p.ledger, Views.renderLedger(doc))) written++
-  for (const r of State.records(doc)) {
-    const file = inside(p.audit, r.body_path)
-    if (file === undefined) {
-      return yield* Effect.fail(
-        AuditError.make("invalid-state", `${r.id}.body_path '${r.body_path}' is not a path inside audit/`)
-      )
-    }
+  for (const [r, file] of targets) {
     const next = Views.applyFrontmatter(yield* readOptional(file), r)
     if (yield* write(file, next)) written++
   }

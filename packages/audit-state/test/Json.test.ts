@@ -102,4 +102,21 @@ describe("internal/json (Python-compatible encoding)", () => {
     assert.isUndefined(({} as any).polluted)
     assert.deepStrictEqual(Object.keys(proto), ["__proto__"])
   })
+
+  it("a key given twice is an error naming the key and where it is (issue 16)", () => {
+    const e = Json.parse("{\"a\": [{\"k\": 1,\n \"k\": 2}]}")
+    assert.instanceOf(e, Json.JsonSyntaxError)
+    assert.include((e as Json.JsonSyntaxError).message, "duplicate key 'k' at a[0].k")
+    assert.strictEqual((e as Json.JsonSyntaxError).line, 2)
+    assert.deepStrictEqual(Json.parse("{\"k\": 1, \"j\": {\"k\": 2}}"), { k: 1, j: { k: 2 } })
+  })
+
+  it("an integer beyond 2^53 is an error naming the field; the largest exact one and floats still read", () => {
+    const e = Json.parse("{\"findings\": [{\"attempts\": 9007199254740992}]}")
+    assert.instanceOf(e, Json.JsonSyntaxError)
+    assert.include((e as Json.JsonSyntaxError).message, "findings[0].attempts")
+    assert.include((e as Json.JsonSyntaxError).message, "2^53")
+    assert.strictEqual(Json.parse("-9007199254740991"), -9007199254740991)
+    assert.instanceOf(Json.parse("9007199254740993.0"), Json.PyFloat)
+  })
 })

@@ -18,9 +18,20 @@ export class JsonSyntaxError {
 
 const MAX_DEPTH = 256
 
-/** Parse strict JSON (RFC 8259, duplicate keys: last wins, like Python). */
+/** Where the reader is, for messages: `$`, `findings[0].state_revision`. */
+const where = (path: ReadonlyArray<string | number>): string =>
+  path.length === 0
+    ? "$"
+    : path.map((p, k) => typeof p === "number" ? `[${p}]` : k === 0 ? p : `.${p}`).join("")
+
+/**
+ * Parse strict JSON (RFC 8259). Stricter than Python where silence would lose data: a key given
+ * twice in one object, and an integer beyond ±(2^53 − 1) (which a double would round), are
+ * errors naming the key or field and where it is.
+ */
 export const parse = (text: string): Json | JsonSyntaxError => {
   let i = 0
+  const path: Array<string | number> = []
   const n = text.length
   const fail = (what: string, at = i): JsonSyntaxError => {
     let line = 1
@@ -110,6 +121,11 @@ export const parse = (text: string): Json | JsonSyntaxError => {
     i += r[0].length
     const v = Number(r[0])
     if (!Number.isFinite(v)) throw new Stop(fail("Number out of range"))
+    if (r[1] === undefined && r[2] === undefined && !Number.isSafeInteger(v)) {
+      throw new Stop(
+        fail(`integer ${r[0]} at ${where(path)} is beyond 2^53 and cannot be kept exactly`, i - r[0].length)
+      )
+    }
     if ((r[1] !== undefined || r[2] !== undefined) && Number.isInteger(v)) return new PyFloat(v)
     return v
   }
@@ -129,11 +145,20 @@ export const parse = (text: string): Json | JsonSyntaxError => {
       while (true) {
         ws()
         if (text[i] !== "\"") throw new Stop(fail("Expecting property name enclosed in double quotes"))
+        const keyAt = i
         const key = str()
+        if (Object.hasOwn(obj, key)) {
+          path.push(key)
+          const at = where(path)
+          path.pop()
+          throw new Stop(fail(`duplicate key '${key}' at ${at}: a key given twice has no one value`, keyAt))
+        }
         ws()
         if (text[i] !== ":") throw new Stop(fail("Expecting ':' delimiter"))
         i++
+        path.push(key)
         const v = value(depth + 1)
+        path.pop()
         if (key === "__proto__") {
           Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true })
         } else obj[key] = v
@@ -158,7 +183,9 @@ export const parse = (text: string): Json | JsonSyntaxError => {
         return arr
       }
       while (true) {
+        path.push(arr.length)
         arr.push(value(depth + 1))
+        path.pop()
         ws()
         if (text[i] === ",") {
           i++

@@ -125,6 +125,28 @@ const loadChecked = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape)
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
+/**
+ * The paths a verb reads or writes for the user — the bodies and reports it names, and the
+ * bodies of the records it touches — checked before anything happens (issue 16).
+ */
+const pathIssues = (p: Project.ProjectPaths, doc: State.StateDoc | undefined, request: Verbs.VerbRequest) => {
+  const named: Array<readonly [string, string]> = []
+  if ("body" in request) named.push([request.body, "--body"])
+  if (request.verb === "record-coverage") named.push([request.report, "--report"])
+  const touched = [
+    ..."id" in request ? [request.id] : [],
+    ...(request.verb === "file-finding" ? request.members ?? [] : [])
+  ]
+  if (doc !== undefined) {
+    for (const r of State.records(doc)) if (touched.includes(r.id)) named.push([r.body_path, `${r.id} body_path`])
+  }
+  for (const [rel, what] of named) {
+    const issue = Project.userPathIssue(p, rel, what)
+    if (issue !== undefined) return `${request.verb}: ${issue} — nothing was written`
+  }
+  return undefined
+}
+
 /** A write verb: drift check, one transaction, views re-rendered, one line (or JSON) printed. */
 const writeVerb = (
   json: boolean,
@@ -134,6 +156,8 @@ const writeVerb = (
 ) =>
   withStore(p, false, (store) =>
     Effect.gen(function*() {
+      const issue = pathIssues(p, yield* store.load, request)
+      if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
       const config = yield* Project.readConfig(p)
       const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
       const applied = yield* store.apply(request, {
@@ -182,6 +206,8 @@ interface SharedArgs {
 
 const readBody = (p: Project.ProjectPaths, rel: string) =>
   Effect.gen(function*() {
+    // never read through a symlink out of audit/ (or onto a store file)
+    if (Project.userPathIssue(p, rel, "body") !== undefined) return undefined
     const fs = yield* FileSystem.FileSystem
     const file = `${p.audit}/${rel}`
     return (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false)))
@@ -703,7 +729,7 @@ const importState = Command.make(
         return yield* Effect.fail(
           cannotRun(
             "invalid-input",
-            `${file}: path(s) outside ${p.audit}: ${outside.join(", ")} — nothing was imported`
+            `${file}: ${outside.join("; ")} — nothing was imported`
           )
         )
       }
