@@ -60,15 +60,18 @@ const migrate = Migrator.make({})({ loader: migrations, table: "harness_sessions
 const failed = (what: string) => (error: { readonly message: string }) =>
   new HarnessError({ code: "STORE_FAILED", message: `session store: ${what} failed: ${error.message}` })
 
+// PostgreSQL returns BIGINT columns as decimal strings unless the host's client parses int8
+const DbInteger = Schema.Union(Schema.Number, Schema.NumberFromString)
+
 const SessionRow = Schema.Struct({
   id: Schema.String,
-  created_at: Schema.Number,
+  created_at: DbInteger,
   meta: Schema.parseJson(),
   last_seq: Schema.Number
 })
 const EventRow = Schema.Struct({
   seq: Schema.Number,
-  at: Schema.Number,
+  at: DbInteger,
   run: Schema.NullOr(Schema.String),
   type: Schema.String,
   data: Schema.parseJson()
