@@ -69,6 +69,11 @@ export const areas: ReadonlyArray<Area> = [
     load: () => import("./commands/db.js").then((m) => m.command)
   },
   {
+    name: "demo",
+    description: "Steward end to end in a fresh state directory: reflexes certify, a governed session, replay, verify",
+    load: () => import("./commands/demo.js").then((m) => m.command)
+  },
+  {
     name: "doctor",
     description: "Show Node and package versions, the state directory, and whether SQLite opens and migrates",
     load: () => import("./commands/doctor.js").then((m) => m.command)

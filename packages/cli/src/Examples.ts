@@ -80,6 +80,7 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
     "steward db copy --to postgres://steward@db.internal:5432/steward",
     "steward db copy --to postgres://steward@db.internal:5432/steward --merge --json"
   ],
+  "demo": ["steward demo", "steward demo --json --state-dir /tmp"],
   "session": ["steward session run 'fix the flaky test' --model openai:gpt-5", "steward session list"],
   "session run": [
     "steward session run 'fix the flaky test' --model anthropic:claude-sonnet-4 --level assist",
