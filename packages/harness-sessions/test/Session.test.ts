@@ -141,3 +141,31 @@ describe("Session: a person's interrupt", () => {
       assert.isTrue((yield* sessions.verify(id)).verified)
     }).pipe(Effect.provide(layer(script({ text: "never" })))))
 })
+
+describe("Session: cost budgets", () => {
+  it.effect("a cost budget from the price table ends the run unfinished after one wrap-up turn", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const ws = workspace()
+      fs.writeFileSync(path.join(ws, "a.txt"), "a\n")
+      const { id } = yield* sessions.create({
+        workspace: ws,
+        budget: { cost: 0.01, prices: { scripted: { input: 10, cachedInput: 1, output: 30 } } }
+      })
+      const outcome = yield* sessions.run(id, "Work")
+      assert.deepStrictEqual([outcome.status, outcome.code], ["interrupted", "unfinished"])
+      assert.include(outcome.reason!, "cost budget reached")
+      const costs = (yield* events(id)).filter(([t]) => t === "model.call").map(([, d]) => d.cost)
+      // 900 uncached input × 10 + 100 cached × 1 + 100 output × 30, per million tokens
+      assert.closeTo(costs[0], 0.0121, 1e-9)
+    }).pipe(Effect.provide(layer(
+      script(
+        {
+          toolCalls: [{ name: "read", input: { path: "a.txt" } }],
+          usage: { input: 1000, cachedInput: 100, output: 100 }
+        },
+        { text: "Summary and the next step." }
+      ),
+      { modelName: "scripted" }
+    ))))
+})

@@ -109,3 +109,19 @@ describe("Session: turn-end reflexes", () => {
       { extra: engine({ ...ReflexConfig.defaults, settle: "active", confirm: "active" }) }
     ))))
 })
+
+describe("Session: the person's replies", () => {
+  it.effect("the next prompt labels the last turn's settle decision", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const reflexes = yield* Reflexes.Reflexes
+      const ws = workspace()
+      fs.writeFileSync(path.join(ws, "a.txt"), "a\n")
+      const { id } = yield* sessions.create({ workspace: ws })
+      yield* sessions.run(id, "Refactor the parser")
+      const before = (yield* reflexes.status("settle")).labeled
+      yield* sessions.run(id, "You stopped short; continue with the CLI wiring")
+      const after = (yield* reflexes.status("settle")).labeled
+      assert.isAbove(after, before)
+    }).pipe(Effect.provide(layer(script(work, { text: SHORT }, { text: DONE }), { extra: engine() }))))
+})
