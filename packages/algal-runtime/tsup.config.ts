@@ -2,7 +2,7 @@ import { defineConfig } from "tsup"
 import { emitDeclarations } from "../../scripts/tsc-declarations.mjs"
 
 // Declarations come from tsc, one .d.ts per module (tsup's roll-up breaks `Typed<out A>` with
-// TS2637 for consumers; ADR 0700).
+// (TS2637) and type-only re-exports (TS2693) for consumers; ADR 0700.
 export default defineConfig({
   entry: ["src/*.ts"],
   format: ["esm"],
