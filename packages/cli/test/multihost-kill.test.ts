@@ -69,9 +69,9 @@ for (const backend of SqlBackends.all) {
               if (out.includes("ready")) resume(Effect.void)
             })
           })
-          const exited = Effect.async<number | null>((resume) =>
+          const exited = Effect.async<number | null>((resume) => {
             child.on("close", (code) => resume(Effect.succeed(code)))
-          )
+          })
           yield* ready
           if (backend.name === "PostgreSQL") {
             assert.isTrue(yield* inTransaction(database), "the commit's transaction opened")
