@@ -141,11 +141,16 @@ export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): Readonl
  * @since 0.1.0
  * @category drift
  */
-export const verifyViews = Effect.fn("Project.verifyViews")(function*(p: ProjectPaths, doc: State.StateDoc) {
+export const verifyViews = Effect.fn("Project.verifyViews")(function*(
+  p: ProjectPaths,
+  doc: State.StateDoc,
+  only?: ReadonlySet<string>
+) {
   const drifts: Array<Views.Drift> = []
   const ledger = Views.compare("LEDGER.md", yield* readOptional(p.ledger), Views.renderLedger(doc))
   if (ledger) drifts.push(ledger)
   for (const r of State.records(doc)) {
+    if (only !== undefined && !only.has(r.id)) continue
     const file = inside(p.audit, r.body_path)
     if (file === undefined) continue
     const text = yield* readOptional(file)
@@ -163,24 +168,53 @@ export const verifyViews = Effect.fn("Project.verifyViews")(function*(p: Project
  * @since 0.1.0
  * @category drift
  */
-export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(p: ProjectPaths, doc: State.StateDoc) {
-  const drifts = yield* verifyViews(p, doc)
+export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(
+  p: ProjectPaths,
+  doc: State.StateDoc,
+  only?: ReadonlySet<string>
+) {
+  const drifts = yield* verifyViews(p, doc, only)
   if (drifts.length > 0) {
     return yield* Effect.fail(AuditError.make("drift", Views.driftMessage(drifts), { drifts }))
   }
 })
 
 /**
+ * The ids of the records whose row differs between two documents (committed rows are frozen and
+ * kept by identity, so this is a pointer comparison per row), plus any id only one side has.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const changedRecords = (prev: State.StateDoc, next: State.StateDoc): ReadonlySet<string> => {
+  const out = new Set<string>()
+  const before = new Map<string, State.Finding>()
+  for (const r of State.records(prev)) before.set(r.id, r)
+  for (const r of State.records(next)) {
+    if (before.get(r.id) !== r) out.add(r.id)
+    before.delete(r.id)
+  }
+  for (const id of before.keys()) out.add(id)
+  return out
+}
+
+/**
  * Render every view from state (only files whose content changes are written). Returns the
- * drift it overwrote.
+ * drift it overwrote. With `only` (a verb's changed records, {@link changedRecords}) it renders
+ * `LEDGER.md` and those records' blocks and reports no drift (the verb verified them first).
  *
  * @since 0.1.0
  * @category rendering
  */
-export const renderViews = Effect.fn("Project.renderViews")(function*(p: ProjectPaths, doc: State.StateDoc) {
+export const renderViews = Effect.fn("Project.renderViews")(function*(
+  p: ProjectPaths,
+  doc: State.StateDoc,
+  only?: ReadonlySet<string>
+) {
   const fsys = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const destroyed = yield* verifyViews(p, doc)
+  // with `only` (a verb's changed records) the caller has already verified them: nothing to report
+  const destroyed = only === undefined ? yield* verifyViews(p, doc) : []
   const write = (file: string, content: string) =>
     Effect.gen(function*() {
       const current = yield* readOptional(file)
@@ -194,6 +228,7 @@ export const renderViews = Effect.fn("Project.renderViews")(function*(p: Project
   // a store file refuses the whole render (issue 16)
   const targets: Array<readonly [State.Finding, string]> = []
   for (const r of State.records(doc)) {
+    if (only !== undefined && !only.has(r.id)) continue
     const problem = userPathIssue(p, r.body_path, `${r.id} body_path`)
     if (problem !== undefined) return yield* Effect.fail(AuditError.make("invalid-input", problem))
     targets.push([r, nodePath.resolve(p.audit, r.body_path)])

@@ -212,9 +212,20 @@ export const runSequence = (seq: Sequence) =>
               subject,
               headBefore: Project.subjectHead(project),
               policy: config.verbPolicy,
-              guard: (d) => Effect.provide(Project.refuseOnDrift(p, d), NodeContext.layer)
+              guard: (d) =>
+                Effect.provide(
+                  Project.refuseOnDrift(
+                    p,
+                    d,
+                    new Set([
+                      parsed.positionals[0] ?? parsed.options.id ?? "",
+                      ...(parsed.options.members ?? "").split(",")
+                    ])
+                  ),
+                  NodeContext.layer
+                )
             })
-            yield* Project.renderViews(p, applied.doc)
+            yield* Project.renderViews(p, applied.doc, Project.changedRecords(doc, applied.doc))
             return applied.message
           })
       }

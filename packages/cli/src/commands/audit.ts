@@ -116,12 +116,24 @@ const withStore = <A>(
     )
   )
 
+/**
+ * The state with its full drift check (read commands and dispatches, spec §5.5). A write verb
+ * instead verifies `LEDGER.md` and the blocks of the records it names, inside its transaction
+ * (ADR 0113).
+ */
 const loadChecked = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
   Effect.gen(function*() {
     const doc = yield* store.load
     yield* Project.refuseOnDrift(p, doc)
     return doc
   })
+
+/** The records a request names (its id, a class finding's members). */
+const touchedIds = (request: Verbs.VerbRequest): ReadonlySet<string> =>
+  new Set([
+    ..."id" in request ? [request.id] : [],
+    ...(request.verb === "file-finding" ? request.members ?? [] : [])
+  ])
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
@@ -156,7 +168,8 @@ const writeVerb = (
 ) =>
   withStore(p, false, (store) =>
     Effect.gen(function*() {
-      const issue = pathIssues(p, yield* store.load, request)
+      const before = yield* store.load
+      const issue = pathIssues(p, before, request)
       if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
       const config = yield* Project.readConfig(p)
       const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
@@ -166,9 +179,10 @@ const writeVerb = (
         headBefore: Project.subjectHead(p.project),
         policy: config.verbPolicy,
         // the drift check runs inside the verb's transaction, as xcheck's does under its lock
-        guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc), platform)
+        guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc, touchedIds(request)), platform)
       })
-      yield* Project.renderViews(p, applied.doc)
+      // views re-render only what changed: LEDGER.md and the changed records' blocks
+      yield* Project.renderViews(p, applied.doc, Project.changedRecords(before, applied.doc))
       yield* Output.result(
         json,
         {
