@@ -41,5 +41,11 @@ export default defineConfig({
   noExternal: [/^@steward\//, /^effect(\/|$)/, /^@effect\//],
   external: ["better-sqlite3", "web-tree-sitter", "tree-sitter-bash", "yaml"],
   tsconfig: "tsconfig.build.json",
+  // Bundled CommonJS (pg-cursor, inside @effect/sql-pg) requires files of the external \`pg\`
+  // package at run time: give the ES module bundle a real \`require\` for them.
+  banner: {
+    js:
+      "import { createRequire as __stewardCreateRequire } from \"node:module\"; const require = __stewardCreateRequire(import.meta.url);"
+  },
   define: { __STEWARD_PACKAGE_VERSIONS__: JSON.stringify(packageVersions) }
 })

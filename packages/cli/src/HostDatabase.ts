@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { cannotRun, type CommandFailure } from "./CliError.js"
-import { maskText } from "./HostPostgres.js"
 
 /**
  * Where the database URL came from.
@@ -109,3 +108,12 @@ const sourceName: Record<DatabaseSource, string> = {
  */
 export const display = (database: Database): string =>
   database._tag === "Sqlite" ? database.file : maskText(Redacted.value(database.url))
+
+/**
+ * Mask the password of anything that looks like a URL with credentials; messages from the
+ * PostgreSQL driver pass through here before they are printed.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const maskText = (text: string): string => text.replace(/(\/\/[^:/@\s]+):[^@\s]*@/g, "$1:***@")

@@ -12,15 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
 import { cannotRun, type CommandFailure } from "./CliError.js"
-
-/**
- * Mask the password of anything that looks like a URL with credentials; messages from the
- * PostgreSQL driver pass through here before they are printed.
- *
- * @since 0.1.0
- * @category rendering
- */
-export const maskText = (text: string): string => text.replace(/(\/\/[^:/@\s]+):[^@\s]*@/g, "$1:***@")
+import { maskText } from "./HostDatabase.js"
 
 // node-postgres returns int8 (bigint, COUNT(*)) as strings; the stores read numbers, as from
 // SQLite. Stores refuse integers beyond 2^53 before writing them, so the conversion is exact.

@@ -11,11 +11,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
 import { cannotRun, type CommandFailure } from "./CliError.js"
 import * as HostConfig from "./HostConfig.js"
 import * as HostDatabase from "./HostDatabase.js"
-import * as HostPostgres from "./HostPostgres.js"
-import { maskText } from "./HostPostgres.js"
 import type { ResolvedStateDir } from "./StateDir.js"
 
 /**
@@ -99,11 +98,18 @@ export const layer = (
         : Layer.effectDiscard(
           migrate.pipe(
             Effect.mapError((error) =>
-              cannotRun("database", `cannot migrate ${HostDatabase.display(database)}: ${maskText(error.message)}`)
+              cannotRun(
+                "database",
+                `cannot migrate ${HostDatabase.display(database)}: ${HostDatabase.maskText(error.message)}`
+              )
             )
           )
-        ).pipe(Layer.provideMerge(HostPostgres.layer(database.url)))
+        ).pipe(Layer.provideMerge(postgresLayer(database.url)))
     ))
   )
+
+// The PostgreSQL driver loads only when a URL selects it: SQLite commands never pay for it.
+const postgresLayer = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.SqlClient, CommandFailure> =>
+  Layer.unwrapEffect(Effect.promise(() => import("./HostPostgres.js")).pipe(Effect.map((m) => m.layer(url))))
 
 const describe = (error: unknown): string => error instanceof Error ? error.message : String(error)

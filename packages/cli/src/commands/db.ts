@@ -80,7 +80,7 @@ const copyCommand = Command.make(
               Layer.mapError((error) =>
                 error._tag === "CommandFailure"
                   ? error
-                  : cannotRun("database", `migrating ${display}: ${HostPostgres.maskText(error.message)}`)
+                  : cannotRun("database", `migrating ${display}: ${HostDatabase.maskText(error.message)}`)
               )
             )
           )

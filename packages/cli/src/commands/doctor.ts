@@ -10,7 +10,6 @@ import { cannotRun } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as HostConfig from "../HostConfig.js"
 import * as HostDatabase from "../HostDatabase.js"
-import { maskText } from "../HostPostgres.js"
 import * as HostSql from "../HostSql.js"
 import { packageVersions } from "../internal/versions.js"
 import * as Output from "../Output.js"
@@ -129,7 +128,10 @@ export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Paramet
   }
   if (database._tag === "Postgres") {
     const probe = yield* probePostgres.pipe(
-      Effect.catchTag("SqlError", (error) => Effect.fail(cannotRun("database", `${url}: ${maskText(error.message)}`))),
+      Effect.catchTag(
+        "SqlError",
+        (error) => Effect.fail(cannotRun("database", `${url}: ${HostDatabase.maskText(error.message)}`))
+      ),
       Effect.provide(HostSql.layer(state))
     )
     const host = probe.stores.find((store) => store.store === "host")
