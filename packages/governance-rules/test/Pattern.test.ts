@@ -53,12 +53,16 @@ describe("pattern compilation", () => {
         fc.stringOf(fc.constantFrom("a", "b", "/", "*", "?", " ", "-", "."), { minLength: 1, maxLength: 8 }),
         fc.stringOf(fc.constantFrom("a", "b", "/", " ", "-", "."), { maxLength: 10 }),
         (pattern, s) => {
-          const source = pattern.replace(/[.+^${}()|[\]\\/-]/g, "\\$&").replace(/\*+/g, "[\\s\\S]*").replace(
-            /\?/g,
-            "[\\s\\S]"
-          )
-          const expected = new RegExp(`^(?:${source})$`).test(s) ||
-            (pattern.endsWith(" *") && pattern.length > 2 && text(pattern.slice(0, -2))(s))
+          const reference = (p: string) =>
+            new RegExp(
+              `^(?:${
+                p.replace(/[.+^${}()|[\]\\/-]/g, "\\$&").replace(/\*+/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]")
+              })$`
+            ).test(s)
+          // One level of the bare-command rule (`git status *` also matches `git status`), as the
+          // engine applies it: the oracle used to recurse, which `* * *` against "" exposed.
+          const expected = reference(pattern) ||
+            (pattern.endsWith(" *") && pattern.length > 2 && reference(pattern.slice(0, -2)))
           return text(pattern)(s) === expected
         }
       ),
