@@ -56,7 +56,7 @@ export const areas: ReadonlyArray<Area> = [
   {
     name: "audit",
     description: "The xcheck audit state machine: findings, passes, verbs, next, events, views, metrics",
-    load: () => import("./commands/audit.js").then((m) => m.command)
+    load: () => import("./commands/audit/index.js").then((m) => m.command)
   },
   {
     name: "config",

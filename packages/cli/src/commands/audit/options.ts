@@ -1,0 +1,51 @@
+/**
+ * The audit area's shared options and the `audit` parent command (its `--project`).
+ *
+ * @since 0.1.0
+ * @internal
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Project } from "@steward/audit-state"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as GlobalOptions from "../../GlobalOptions.js"
+
+const projectOption = Options.text("project").pipe(
+  Options.withDescription("The audited project (holds audit/); default: the current directory"),
+  Options.optional
+)
+
+/**
+ * The `audit` command (parent of every verb).
+ *
+ * @since 0.1.0
+ * @internal
+ */
+export const audit = Command.make("audit", { project: projectOption })
+
+/** @internal */
+export const common = { ...GlobalOptions.global, project: projectOption }
+/** @internal */
+export const expectRevision = Options.integer("expect-revision").pipe(
+  Options.withDescription("Refuse (stale-revision) unless the state is at this revision"),
+  Options.optional
+)
+/** @internal */
+export const opt = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.optional)
+/** @internal */
+export const req = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description))
+/** @internal */
+export const u = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
+/** @internal */
+export const list = (s: string | undefined): ReadonlyArray<string> | undefined =>
+  s === undefined ? undefined : s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
+
+/**
+ * The project's paths: the verb's own `--project`, else the parent's, else the current directory.
+ *
+ * @internal
+ */
+export const resolveProject = (own: Option.Option<string>) =>
+  Effect.map(audit, (parent) => Project.paths(Option.getOrElse(Option.orElse(own, () => parent.project), () => ".")))

@@ -1,0 +1,82 @@
+/**
+ * Opening the project's audit store for a command, and mapping the package's typed errors to the
+ * CLI contract.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import { AuditError, AuditStore, Project } from "@steward/audit-state"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { cannotRun, type CommandFailure, type NegativeResult, refused } from "../../CliError.js"
+import * as HostSql from "../../HostSql.js"
+
+const EXIT_2: ReadonlySet<string> = new Set(["invalid-input", "io", "storage"])
+
+/**
+ * Map the package's typed error to the CLI contract (its `code` is kept as the CLI code).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const toCli = (error: AuditError.AuditError, exit2: ReadonlySet<string> = EXIT_2): CommandFailure =>
+  exit2.has(error.code) ? cannotRun(error.code, error.message) : refused(error.code, error.message)
+
+const storeLayer = (p: Project.ProjectPaths): Layer.Layer<AuditStore.AuditStore, CommandFailure> =>
+  AuditStore.layerSql.pipe(
+    Layer.provide(HostSql.layerFile(p.database)),
+    Layer.mapError((e) => e instanceof AuditError.AuditError ? toCli(e) : e)
+  )
+
+/** Run `f` with the project's store. `create`: make `audit/` and the database if missing. */
+export const withStore = <A>(
+  p: Project.ProjectPaths,
+  create: boolean,
+  f: (
+    store: AuditStore.AuditStoreShape
+  ) => Effect.Effect<A, AuditError.AuditError | CommandFailure | NegativeResult, FileSystem.FileSystem | Path.Path>
+): Effect.Effect<A, CommandFailure | NegativeResult, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if (create) {
+      yield* fs.makeDirectory(p.audit, { recursive: true }).pipe(
+        Effect.mapError((e) => cannotRun("io", `cannot create ${p.audit}: ${e.message}`))
+      )
+    } else if (!(yield* fs.exists(p.database).pipe(Effect.orElseSucceed(() => false)))) {
+      return yield* Effect.fail(
+        cannotRun(
+          "not-found",
+          `no audit state at ${p.database} — run \`steward audit init\` or \`steward audit import-state FILE\` in ${p.project}`
+        )
+      )
+    }
+    return yield* Effect.flatMap(AuditStore.AuditStore, f).pipe(
+      Effect.provide(storeLayer(p)),
+      Effect.catchAllDefect((defect) =>
+        Effect.fail(
+          cannotRun(
+            "storage",
+            `cannot open ${p.database}: ${defect instanceof Error ? defect.message : String(defect)}`
+          )
+        )
+      )
+    )
+  }).pipe(
+    Effect.catchIf(
+      (e): e is AuditError.AuditError => e instanceof AuditError.AuditError,
+      (e) => Effect.fail(toCli(e))
+    )
+  )
+
+/**
+ * The state with its full drift check (read commands and dispatches, spec §5.5). A write verb
+ * instead verifies `LEDGER.md` and the blocks of the records it names, inside its transaction
+ * (ADR 0113).
+ */
+export const loadChecked = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
+  Effect.gen(function*() {
+    const doc = yield* store.load
+    yield* Project.refuseOnDrift(p, doc)
+    return doc
+  })

@@ -1,0 +1,115 @@
+/**
+ * Write verbs: one `VerbRequest` applied in one transaction, the views re-rendered.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import { Project, State, type Verbs } from "@steward/audit-state"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Types from "effect/Types"
+import { cannotRun } from "../../CliError.js"
+import * as Output from "../../Output.js"
+import { common, expectRevision, resolveProject, u } from "./options.js"
+import { withStore } from "./store.js"
+
+/** The records a request names (its id, a class finding's members). */
+const touchedIds = (request: Verbs.VerbRequest): ReadonlySet<string> =>
+  new Set([
+    ..."id" in request ? [request.id] : [],
+    ...(request.verb === "file-finding" ? request.members ?? [] : [])
+  ])
+
+/**
+ * The paths a verb reads or writes for the user — the bodies and reports it names, and the
+ * bodies of the records it touches — checked before anything happens (issue 16).
+ */
+const pathIssues = (p: Project.ProjectPaths, doc: State.StateDoc | undefined, request: Verbs.VerbRequest) => {
+  const named: Array<readonly [string, string]> = []
+  if ("body" in request) named.push([request.body, "--body"])
+  if (request.verb === "record-coverage") named.push([request.report, "--report"])
+  const touched = [
+    ..."id" in request ? [request.id] : [],
+    ...(request.verb === "file-finding" ? request.members ?? [] : [])
+  ]
+  if (doc !== undefined) {
+    for (const r of State.records(doc)) if (touched.includes(r.id)) named.push([r.body_path, `${r.id} body_path`])
+  }
+  for (const [rel, what] of named) {
+    const issue = Project.userPathIssue(p, rel, what)
+    if (issue !== undefined) return `${request.verb}: ${issue} — nothing was written`
+  }
+  return undefined
+}
+
+/** A write verb: drift check, one transaction, views re-rendered, one line (or JSON) printed. */
+export const writeVerb = (
+  json: boolean,
+  p: Project.ProjectPaths,
+  request: Verbs.VerbRequest,
+  expect: Option.Option<number>
+) =>
+  withStore(p, false, (store) =>
+    Effect.gen(function*() {
+      const before = yield* store.load
+      const issue = pathIssues(p, before, request)
+      if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
+      const config = yield* Project.readConfig(p)
+      const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+      const applied = yield* store.apply(request, {
+        expectRevision: u(expect),
+        subject: Project.workingTreeSubject(p.project),
+        headBefore: Project.subjectHead(p.project),
+        policy: config.verbPolicy,
+        // the drift check runs inside the verb's transaction, as xcheck's does under its lock
+        guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc, touchedIds(request)), platform)
+      })
+      // views re-render only what changed: LEDGER.md and the changed records' blocks
+      yield* Project.renderViews(p, applied.doc, Project.changedRecords(before, applied.doc))
+      yield* Output.result(
+        json,
+        {
+          verb: request.verb,
+          target: applied.event.target ?? null,
+          state_revision: applied.revision,
+          message: applied.message,
+          event: applied.event
+        },
+        (r) => `${r.message} (state revision ${r.state_revision})`
+      )
+    }))
+
+/**
+ * A write verb command: the shared options (`--json`, `--state-dir`, `--project`, `--expect-revision`)
+ * plus the verb's own, turned into one `VerbRequest` and applied by `writeVerb`.
+ */
+export const verbCommand = <const Config extends Command.Command.Config>(
+  name: string,
+  description: string,
+  config: Config,
+  toRequest: (args: Types.Simplify<Command.Command.ParseConfig<Config>>) => Verbs.VerbRequest
+) =>
+  Command.make(name, { ...common, expect: expectRevision, ...config }, (parsed) => {
+    // TypeScript cannot see through the generic spread; the shared keys are present by construction.
+    const a = parsed as unknown as SharedArgs & Types.Simplify<Command.Command.ParseConfig<Config>>
+    return Effect.flatMap(resolveProject(a.project), (p) => writeVerb(a.json, p, toRequest(a), a.expect))
+  }).pipe(Command.withDescription(description))
+
+export interface SharedArgs {
+  readonly json: boolean
+  readonly project: Option.Option<string>
+  readonly expect: Option.Option<number>
+}
+
+export const readBody = (p: Project.ProjectPaths, rel: string) =>
+  Effect.gen(function*() {
+    // never read through a symlink out of audit/ (or onto a store file)
+    if (Project.userPathIssue(p, rel, "body") !== undefined) return undefined
+    const fs = yield* FileSystem.FileSystem
+    const file = `${p.audit}/${rel}`
+    return (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false)))
+      ? yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => undefined))
+      : undefined
+  })
