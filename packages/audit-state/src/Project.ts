@@ -31,6 +31,8 @@ export interface ProjectPaths {
   readonly database: string
   readonly ledger: string
   readonly conf: string
+  /** The host's `LEDGER.md` banner (default: xcheck's, {@link Views.LEDGER_BANNER}). */
+  readonly ledgerBanner?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -39,7 +41,10 @@ export interface ProjectPaths {
  * @since 0.1.0
  * @category constructors
  */
-export const paths = (project: string): ProjectPaths => {
+export const paths = (
+  project: string,
+  options: { readonly ledgerBanner?: ReadonlyArray<string> | undefined } = {}
+): ProjectPaths => {
   const root = nodePath.resolve(project)
   const audit = nodePath.join(root, "audit")
   return {
@@ -47,7 +52,8 @@ export const paths = (project: string): ProjectPaths => {
     audit,
     database: nodePath.join(audit, "state.sqlite"),
     ledger: nodePath.join(audit, "LEDGER.md"),
-    conf: nodePath.join(audit, "orchestrator.conf")
+    conf: nodePath.join(audit, "orchestrator.conf"),
+    ...(options.ledgerBanner === undefined ? {} : { ledgerBanner: options.ledgerBanner })
   }
 }
 
@@ -147,7 +153,7 @@ export const verifyViews = Effect.fn("Project.verifyViews")(function*(
   only?: ReadonlySet<string>
 ) {
   const drifts: Array<Views.Drift> = []
-  const ledger = Views.compare("LEDGER.md", yield* readOptional(p.ledger), Views.renderLedger(doc))
+  const ledger = Views.compare("LEDGER.md", yield* readOptional(p.ledger), Views.renderLedger(doc, p.ledgerBanner))
   if (ledger) drifts.push(ledger)
   for (const r of State.records(doc)) {
     if (only !== undefined && !only.has(r.id)) continue
@@ -234,7 +240,7 @@ export const renderViews = Effect.fn("Project.renderViews")(function*(
     targets.push([r, nodePath.resolve(p.audit, r.body_path)])
   }
   let written = 0
-  if (yield* write(p.ledger, Views.renderLedger(doc))) written++
+  if (yield* write(p.ledger, Views.renderLedger(doc, p.ledgerBanner))) written++
   for (const [r, file] of targets) {
     const next = Views.applyFrontmatter(yield* readOptional(file), r)
     if (yield* write(file, next)) written++

@@ -23,17 +23,19 @@ export const LEDGER_BANNER = [
 const cell = (s: string): string => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n|\r/g, " ").trim()
 
 /**
- * Render `LEDGER.md`: findings and class findings sorted by id.
+ * Render `LEDGER.md`: findings and class findings sorted by id. `banner` replaces xcheck's
+ * comment (a host names its own store and re-render command there; keep it five lines so drift
+ * line numbers match xcheck's).
  *
  * @since 0.1.0
  * @category rendering
  */
-export const renderLedger = (doc: State.StateDoc): string => {
+export const renderLedger = (doc: State.StateDoc, banner: ReadonlyArray<string> = LEDGER_BANNER): string => {
   const rows = [...State.records(doc)].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const lines = [
     `# LEDGER — ${rows.length} record(s)`,
     "",
-    ...LEDGER_BANNER,
+    ...banner,
     "",
     "| id | title | severity | status | next | updated |",
     "|---|---|---|---|---|---|",

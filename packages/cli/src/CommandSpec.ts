@@ -28,6 +28,8 @@ export interface OptionSpec {
   readonly repeated: boolean
   /** The default shown in help, when it is a plain value. */
   readonly defaultValue: string | undefined
+  /** A numeric option's kind (its value is checked by the grammar). */
+  readonly numeric?: "integer" | "float" | undefined
 }
 
 /**
@@ -91,6 +93,9 @@ const placeholderOf = (single: Node): string => {
   return single.name.toUpperCase().replace(/-/g, "_")
 }
 
+const numericOf = (primitive: Node): "integer" | "float" | undefined =>
+  primitive._tag === "Integer" ? "integer" : primitive._tag === "Float" ? "float" : undefined
+
 const plainDefault = (fallback: unknown): string | undefined =>
   typeof fallback === "string" || typeof fallback === "number" ? String(fallback) : undefined
 
@@ -112,7 +117,8 @@ const collectOptions = (node: Node, mods: Modifiers, out: Array<OptionSpec>): vo
         description: docText(node.description),
         optional: mods.optional || isBool,
         repeated: mods.repeated,
-        defaultValue: isBool ? undefined : mods.defaultValue
+        defaultValue: isBool ? undefined : mods.defaultValue,
+        numeric: numericOf(node.primitiveType)
       })
       return
     }

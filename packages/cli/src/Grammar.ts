@@ -121,9 +121,40 @@ const hint = (spec: CommandSpec): string => `see '${spec.path.join(" ")} --help'
 const usage = (spec: CommandSpec, message: string, details: Record<string, unknown>): CommandFailure =>
   cannotRun("usage", `${message}; ${hint(spec)}`, { command: spec.path.join(" "), ...details })
 
-const unknownOption = (spec: CommandSpec, name: string): CommandFailure => {
+// The audit area speaks xcheck's grammar (spec §3) where xcheck has a wording: `unknown arg: --x
+// (see --help)`, `--x is not valid for command 'v' (only: …)`, `multiple commands: …`,
+// `--x requires a DIR value`, `--x must be an integer`. Same closed code (`usage`, exit 2) and
+// details as every other area; a likely typo still names the nearest valid option.
+const speaksXcheck = (spec: CommandSpec): boolean => spec.path[1] === "audit"
+
+const leavesOf = (spec: CommandSpec): ReadonlyArray<CommandSpec> =>
+  spec.children.length === 0 ? [spec] : spec.children.flatMap(leavesOf)
+
+/** The audit verbs (other than `spec`) that declare `name`. */
+const declaredElsewhere = (root: CommandSpec, spec: CommandSpec, name: string): ReadonlyArray<string> => {
+  const area = root.children.find((child) => child.name === spec.path[1])
+  if (area === undefined) return []
+  return leavesOf(area)
+    .filter((leaf) => leaf !== spec && findOption(leaf.options, name) !== undefined)
+    .map((leaf) => leaf.path.slice(2).join(" "))
+}
+
+const unknownOption = (root: CommandSpec, spec: CommandSpec, name: string): CommandFailure => {
   const names = [...spec.options.flatMap((option) => option.names), ...globalNames, "--help"]
   const suggestion = nearest(name, names)
+  if (speaksXcheck(spec) && suggestion === undefined) {
+    const elsewhere = declaredElsewhere(root, spec, name)
+    const details = { command: spec.path.join(" "), option: name }
+    return elsewhere.length > 0
+      ? cannotRun(
+        "usage",
+        `${name} is not valid for command '${spec.path.slice(2).join(" ") || spec.name}' (only: ${
+          elsewhere.join(", ")
+        })`,
+        { ...details, commands: elsewhere }
+      )
+      : cannotRun("usage", `unknown arg: ${name} (see --help)`, details)
+  }
   return usage(
     spec,
     `unknown option ${name}${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`} for ${
@@ -147,7 +178,13 @@ const unknownCommand = (spec: CommandSpec, name: string): CommandFailure => {
 
 const checkValue = (spec: CommandSpec, option: OptionSpec, name: string, value: string | undefined) => {
   if (value === undefined) {
-    return usage(spec, `${name} needs a value (${name} ${option.placeholder})`, { option: name })
+    return usage(
+      spec,
+      speaksXcheck(spec)
+        ? `${name} requires a ${option.placeholder} value`
+        : `${name} needs a value (${name} ${option.placeholder})`,
+      { option: name }
+    )
   }
   if (option.choices !== undefined && !option.choices.includes(value)) {
     return usage(spec, `${name}: '${value}' is not one of ${option.choices.join(", ")}`, {
@@ -155,6 +192,15 @@ const checkValue = (spec: CommandSpec, option: OptionSpec, name: string, value: 
       value,
       choices: option.choices
     })
+  }
+  const numeric = option.numeric === "integer"
+    ? /^[+-]?\d+$/
+    : option.numeric === "float"
+    ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+    : undefined
+  if (numeric !== undefined && !numeric.test(value)) {
+    const kind = option.numeric === "integer" ? "an integer" : "a number"
+    return usage(spec, `${name} must be ${kind} (got '${value}')`, { option: name, value })
   }
   return undefined
 }
@@ -174,7 +220,7 @@ export const analyze = (root: CommandSpec, globals: Globals): Parsed | CommandFa
   let node = root
   let verbEnd = 0
   let help = false
-  let positionals = 0
+  const positionals: Array<string> = []
   let afterDashes = 0
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!
@@ -191,7 +237,7 @@ export const analyze = (root: CommandSpec, globals: Globals): Parsed | CommandFa
       }
       if (name === "--version" && node === root) return { _tag: "Version" }
       const option = findOption(node.options, name)
-      if (option === undefined) return unknownOption(node, name)
+      if (option === undefined) return unknownOption(root, node, name)
       if (option.takesValue) {
         const inline = token.includes("=") ? token.slice(token.indexOf("=") + 1) : undefined
         const value = inline ?? tokens[++i]
@@ -213,21 +259,30 @@ export const analyze = (root: CommandSpec, globals: Globals): Parsed | CommandFa
       verbEnd = out.length
       continue
     }
-    positionals++
+    positionals.push(token)
   }
   // A group runs on its own only when it declares the global options (`steward reflex` = status).
   const runnable = node.children.length === 0 || (node !== root && findOption(node.options, "--json") !== undefined)
   if (help || !runnable) return { _tag: "Help", spec: node }
   const repeated = node.args.find((arg) => arg.repeated)
-  if (repeated !== undefined && positionals > 1) {
+  if (repeated !== undefined && positionals.length > 1) {
     return usage(
       node,
-      `${repeated.name} must be one argument (quote it) or follow \`--\`; got ${positionals} words`,
+      `${repeated.name} must be one argument (quote it) or follow \`--\`; got ${positionals.length} words`,
       { argument: repeated.name }
     )
   }
   const extra = node.args.some((arg) => arg.repeated) ? Infinity : node.args.length
-  if (positionals > extra) {
+  if (positionals.length > extra) {
+    const sibling = positionals.slice(extra).find((token) =>
+      node.path.length > 2 && root.children.find((c) => c.name === node.path[1])?.children.some((c) => c.name === token)
+    )
+    if (speaksXcheck(node) && sibling !== undefined) {
+      return cannotRun("usage", `multiple commands: '${node.name}' and '${sibling}' (only one allowed)`, {
+        command: node.path.join(" "),
+        argument: sibling
+      })
+    }
     const names = node.args.map((arg) => arg.name).join(" ")
     return usage(node, `too many arguments (expects ${names.length === 0 ? "none" : names})`, {})
   }

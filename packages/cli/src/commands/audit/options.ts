@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as GlobalOptions from "../../GlobalOptions.js"
 
 const projectOption = Options.text("project").pipe(
+  Options.withPseudoName("DIR"),
   Options.withDescription("The audited project (holds audit/); default: the current directory"),
   Options.optional
 )
@@ -43,9 +44,26 @@ export const list = (s: string | undefined): ReadonlyArray<string> | undefined =
   s === undefined ? undefined : s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
 
 /**
+ * The `LEDGER.md` banner this CLI writes: the store the view comes from and the command that
+ * re-renders it here (five lines, as xcheck's, so drift line numbers are the same).
+ *
+ * @internal
+ */
+export const LEDGER_BANNER: ReadonlyArray<string> = [
+  "<!-- GENERATED FROM audit/state.sqlite (the audit store) — DO NOT EDIT.",
+  "     This table is a VIEW. It is rendered from the state in audit/state.sqlite and is",
+  "     never read back as authority. An edit here is refused by every command as drift,",
+  "     naming this file and the row: re-render with `steward audit render-views`, or",
+  "     change the state itself through a `steward audit` write verb. -->"
+]
+
+/**
  * The project's paths: the verb's own `--project`, else the parent's, else the current directory.
  *
  * @internal
  */
 export const resolveProject = (own: Option.Option<string>) =>
-  Effect.map(audit, (parent) => Project.paths(Option.getOrElse(Option.orElse(own, () => parent.project), () => ".")))
+  Effect.map(audit, (parent) =>
+    Project.paths(Option.getOrElse(Option.orElse(own, () => parent.project), () => "."), {
+      ledgerBanner: LEDGER_BANNER
+    }))
