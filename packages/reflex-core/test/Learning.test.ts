@@ -474,6 +474,73 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
       Learning.certify({ head: "unfinished", prior, examples: xs, floor: 0.75, actionable: () => true })
     )
   })
+
+  describe("past the certification window (ADR 0410)", () => {
+    const prior = Params.settlePrior.heads["unfinished"]!
+    const xs = corpus("unfinished", 1650)
+    const strip = (r: ReturnType<typeof Learning.replay>) => ({
+      head: r.head,
+      promotions: r.promotions,
+      p: r.predictions.map((x) => x.p)
+    })
+    const alone = Learning.replay(prior, prior, xs)
+
+    it("challengers are cold fits through 1,500 labels, then one warm descent every 48 labels", () => {
+      const memo = Learning.makeFitMemo(xs)
+      const shared = Learning.replay(prior, prior, xs, undefined, undefined, memo)
+      assert.deepStrictEqual(strip(shared), strip(alone))
+      for (const key of memo.fits.keys()) {
+        const to = Number(key.slice(key.indexOf(":") + 1, key.indexOf("\0")))
+        assert.isAtMost(to, Learning.COLD_FITS_THROUGH, key)
+      }
+      const chain = [...memo.chains.values()]
+      assert.strictEqual(chain.length, 1)
+      const seen = [...chain[0]!.heads.keys()]
+      const grid = Array.from({ length: 4 }, (_, i) => 1504 + 48 * i)
+      assert.deepStrictEqual(seen, grid, "every 48 labels past the window, whichever the replay asked for")
+      assert.deepStrictEqual(chain[0]!.heads.get(1504), Learning.fit(prior, xs.slice(0, 1504)), "the first is cold")
+      assert.notDeepEqual(alone.head, prior)
+    })
+
+    it("a replay resumed from its cache past the window equals the replay from scratch", () => {
+      const cache = Learning.makeReplayCache()
+      for (const n of [1496, 1520, 1536, 1600]) Learning.replay(prior, prior, xs.slice(0, n), undefined, cache)
+      assert.deepStrictEqual(strip(Learning.replay(prior, prior, xs, undefined, cache)), strip(alone))
+      assert.deepStrictEqual(
+        strip(Learning.replay(prior, prior, xs.slice(0, 1560), undefined, cache)),
+        strip(Learning.replay(prior, prior, xs.slice(0, 1560)))
+      )
+    })
+
+    it("vectors past the window (ADR 0410): the cold replay's certificates, the warm chain's models", () => {
+      const pinned = JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures/replay-past-window.v1.json"), "utf8"))
+      for (const v of pinned.cases) {
+        const head = v.head as "unfinished" | "confirm"
+        const prior = Params.settlePrior.heads[head]!
+        const examples = corpus(head, v.labels)
+        const replayed = Learning.replay(prior, prior, examples)
+        assert.strictEqual(replayed.promotions, v.promotions, head)
+        const certificate = Learning.certify({
+          head,
+          prior,
+          examples,
+          floor: v.floor,
+          actionable: head === "confirm" ? (x) => (x["risk"] ?? 0) === 0 && (x["user_act"] ?? 0) === 0 : () => true,
+          replayed
+        })
+        assert.deepStrictEqual(certificate, v.certificate, head)
+      }
+    })
+
+    it("replays from different heads share the warm challengers and equal replays alone", () => {
+      const memo = Learning.makeFitMemo(xs)
+      const active = alone.head
+      const adoption = Learning.replay(prior, active, xs, undefined, undefined, memo)
+      const certification = Learning.replay(prior, prior, xs, undefined, undefined, memo)
+      assert.deepStrictEqual(strip(certification), strip(alone))
+      assert.deepStrictEqual(strip(adoption), strip(Learning.replay(prior, active, xs)))
+    })
+  })
 })
 
 describe("certification", () => {

@@ -21,6 +21,15 @@ export interface Encoded {
   readonly key: string
 }
 
+/**
+ * Where a descent stands: the unrounded bias and weights (in sorted-name order) after its last
+ * iteration. A warm fit continues from one instead of from the prior. @internal
+ */
+export interface Descent {
+  readonly bias: number
+  readonly weights: ReadonlyArray<number>
+}
+
 /** Sparse encodings per example and feature-name signature. @internal */
 export type Encodings = WeakMap<FitRow, { readonly signature: string; readonly encoded: Encoded | null }>
 
@@ -32,7 +41,9 @@ export function fitCore(
   prior: Head,
   examples: ReadonlyArray<FitRow>,
   options: { readonly iterations: number; readonly learningRate: number; readonly priorStrength: number },
-  encodings: Encodings | undefined
+  encodings: Encodings | undefined,
+  warm?: Descent | undefined,
+  out?: { descent?: Descent } | undefined
 ): Head {
   const names = Object.keys(prior.weights).sort()
   const signature = names.join(",")
@@ -86,7 +97,14 @@ export function fitCore(
     wys.push(ex.label ? ex.weight : 0)
     ws.push(ex.weight)
   }
-  if (sumW <= 0) return prior
+  if (sumW <= 0) {
+    if (out !== undefined) {
+      const start: Array<number> = []
+      for (let j = 0; j < k; j++) start.push(prior.weights[names[j]!]!)
+      out.descent = warm ?? { bias: prior.bias, weights: start }
+    }
+    return prior
+  }
   const n = rows.length
   // Columns whose every value is 0/1 are "binary"; rows sharing the same binary pattern share the
   // part of the logit (and of the gradient) those columns contribute, computed once per pattern.
@@ -164,8 +182,9 @@ export function fitCore(
   const b0 = prior.bias
   const t0 = new Float64Array(k)
   for (let j = 0; j < k; j++) t0[j] = prior.weights[names[j]!]!
-  let b = b0
-  const t = Float64Array.from(t0)
+  // a warm fit continues a descent of the same names; the penalty stays centred on the prior
+  let b = warm !== undefined && warm.weights.length === k ? warm.bias : b0
+  const t = warm !== undefined && warm.weights.length === k ? Float64Array.from(warm.weights) : Float64Array.from(t0)
   const g = new Float64Array(k)
   const denom = sumW + ps
   for (let it = 0; it < iterations; it++) {
@@ -203,9 +222,19 @@ export function fitCore(
       for (let q = colOff[j]!; q < e; q++) acc += r[colRow[q]!]! * colVal[q]!
       g[j] = acc
     }
-    b -= lr * gb / denom
-    for (let j = 0; j < k; j++) t[j] = t[j]! - lr * g[j]! / denom
+    const nb = b - lr * gb / denom
+    let moved = !Object.is(nb, b)
+    b = nb
+    for (let j = 0; j < k; j++) {
+      const x = t[j]! - lr * g[j]! / denom
+      if (!Object.is(x, t[j]!)) moved = true
+      t[j] = x
+    }
+    // a step that leaves every value identical (Object.is) is a fixed point: every later
+    // iteration repeats it exactly, so stopping here returns the very same head
+    if (!moved) break
   }
+  if (out !== undefined) out.descent = { bias: b, weights: Array.from(t) }
   // round half away from zero to 4 decimals (as Learning's rounding does), then clamp to ±64
   const weights: Record<string, number> = {}
   for (let j = 0; j < k; j++) {

@@ -11,6 +11,7 @@ import {
   CERTIFY_MIN_FIRED,
   CERTIFY_WINDOW,
   CERTIFY_Z,
+  COLD_FITS_THROUGH,
   compareForward,
   defaultFitOptions,
   type Example,
@@ -22,6 +23,7 @@ import {
   TRIAL_LABELS
 } from "./fit.js"
 import { probabilityOf } from "./probability.js"
+import { chainHead, type ChainPoint, makeChain, pointAt, type WarmChain } from "./warmChain.js"
 
 /**
  * A prediction made before the example was learned.
@@ -51,6 +53,7 @@ export interface ReplayCache {
     readonly challenger: Head | undefined
     readonly fittedThrough: number
     readonly promotions: number
+    readonly chain: ChainPoint
   }
 }
 
@@ -75,6 +78,8 @@ export const makeReplayCache = (): ReplayCache => ({})
 export interface FitMemo {
   readonly examples: ReadonlyArray<Example>
   readonly fits: Map<string, Head>
+  /** The warm challengers past the certification window, by prior and options (ADR 0410). */
+  readonly chains: Map<string, WarmChain>
 }
 
 /**
@@ -83,7 +88,11 @@ export interface FitMemo {
  * @since 0.1.0
  * @category replay
  */
-export const makeFitMemo = (examples: ReadonlyArray<Example>): FitMemo => ({ examples, fits: new Map() })
+export const makeFitMemo = (examples: ReadonlyArray<Example>): FitMemo => ({
+  examples,
+  fits: new Map(),
+  chains: new Map()
+})
 
 const memoKey = (prior: Head, options: FitOptions, from: number, to: number): string =>
   `${from}:${to}\0${JSON.stringify([prior, options])}`
@@ -107,9 +116,10 @@ export const rememberFit = (
 }
 
 /**
- * The windows `[from, to)` a replay over `n` examples fits when every challenger differs from the
- * current head and every trial runs its full 48 labels: the first after 16 labels, then one per
- * decided trial. Worth fitting ahead of the replay; the replay fits any other window itself.
+ * The windows `[from, to)` a replay over `n` examples fits cold when every challenger differs from
+ * the current head and every trial runs its full 48 labels: the first after 16 labels, then one
+ * per decided trial, through `COLD_FITS_THROUGH` labels (past it challengers are warm, ADR 0410).
+ * Worth fitting ahead of the replay; the replay fits any other window itself.
  *
  * @since 0.1.0
  * @category replay
@@ -117,7 +127,8 @@ export const rememberFit = (
 export const scheduledFits = (n: number): Array<readonly [number, number]> => {
   const out: Array<readonly [number, number]> = []
   const step = Math.ceil(TRIAL_LABELS / TRAIN_EVERY) * TRAIN_EVERY
-  for (let seen = TRAIN_EVERY; seen <= n; seen += step) out.push([Math.max(0, seen - MAX_EXAMPLES), seen])
+  const last = Math.min(n, COLD_FITS_THROUGH)
+  for (let seen = TRAIN_EVERY; seen <= last; seen += step) out.push([Math.max(0, seen - MAX_EXAMPLES), seen])
   return out
 }
 
@@ -126,7 +137,8 @@ const fingerprint = (e: Example): string => `${e.observation}\0${e.seq}\0${e.lab
 /**
  * Prequential replay: each example is scored by the head active before learning it; every 16
  * labels a challenger is fitted from `prior` on the newest ≤ 4096 seen and trialled on the next
- * 48. Deterministic.
+ * 48 — cold through `COLD_FITS_THROUGH` labels, past it by the warm descent of ADR 0410, so the
+ * work grows linearly past the certification window. Deterministic.
  *
  * @since 0.1.0
  * @category replay
@@ -148,6 +160,7 @@ export const replay = (
   const fingerprints = examples.map(fingerprint)
   const key = JSON.stringify([prior, start, options])
   const cached = cache?.state
+  let point: ChainPoint | undefined
   if (cached !== undefined && cached.key === key && cached.fingerprints.length <= fingerprints.length) {
     let same = true
     for (let i = 0; i < cached.fingerprints.length; i++) {
@@ -163,15 +176,28 @@ export const replay = (
       promotions = cached.promotions
       predictions = cached.predictions.map((p, i) => ({ p: p.p, example: examples[i]! }))
       from = cached.fingerprints.length
+      point = cached.chain
     }
   }
   const shared = memo !== undefined && memo.examples === examples ? memo : undefined
+  const chainKey = JSON.stringify([prior, options])
+  let chain: WarmChain | undefined
+  const warmChain = (): WarmChain => {
+    if (chain !== undefined) return chain
+    const kept = shared?.chains.get(chainKey)
+    chain = kept !== undefined && (point === undefined || kept.point.through >= point.through) ? kept : makeChain(point)
+    shared?.chains.set(chainKey, chain)
+    return chain
+  }
   let currentNames = Object.keys(current.weights).sort()
   for (let i = from; i < examples.length; i++) {
     const example = examples[i]!
     predictions.push({ p: probabilityOf(current, currentNames, example.features), example })
     const seen = i + 1
     if (seen % TRAIN_EVERY !== 0) continue
+    // past the window the warm chain advances at its points whether or not a fit is due, so a
+    // replay resumed later pays only for the points its new labels add
+    if (seen > COLD_FITS_THROUGH && pointAt(seen) === seen) chainHead(warmChain(), prior, examples, options, seen)
     if (challenger !== undefined) {
       const verdict = compareForward(current, challenger, examples.slice(fittedThrough, seen))
       if (!verdict.decided) continue
@@ -182,12 +208,17 @@ export const replay = (
       }
       challenger = undefined
     }
-    const lo = Math.max(0, seen - MAX_EXAMPLES)
-    const fitId = shared === undefined ? "" : memoKey(prior, options, lo, seen)
-    let candidate = shared?.fits.get(fitId)
-    if (candidate === undefined) {
-      candidate = fit(prior, examples.slice(lo, seen), options)
-      shared?.fits.set(fitId, candidate)
+    let candidate: Head | undefined
+    if (seen > COLD_FITS_THROUGH) {
+      candidate = chainHead(warmChain(), prior, examples, options, seen)
+    } else {
+      const lo = Math.max(0, seen - MAX_EXAMPLES)
+      const fitId = shared === undefined ? "" : memoKey(prior, options, lo, seen)
+      candidate = shared?.fits.get(fitId)
+      if (candidate === undefined) {
+        candidate = fit(prior, examples.slice(lo, seen), options)
+        shared?.fits.set(fitId, candidate)
+      }
     }
     if (!sameHead(candidate, current)) {
       challenger = candidate
@@ -195,7 +226,8 @@ export const replay = (
     }
   }
   if (cache !== undefined) {
-    cache.state = { key, fingerprints, predictions, current, challenger, fittedThrough, promotions }
+    const reached = chain?.point ?? point ?? { through: 0, descent: undefined }
+    cache.state = { key, fingerprints, predictions, current, challenger, fittedThrough, promotions, chain: reached }
   }
   return { predictions, head: current, promotions }
 }

@@ -59,6 +59,16 @@ export const TRAIN_EVERY = 16
 export const MAX_EXAMPLES = 4096
 
 /**
+ * Labels seen through which a replay fits each challenger cold (600 iterations from the prior, as
+ * training does); past it the replay's challengers continue one warm descent (ADR 0410), so the
+ * replay's work grows linearly past the certification window.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const COLD_FITS_THROUGH = 1500
+
+/**
  * Fresh labels a forward trial needs before it is decided.
  *
  * @since 0.1.0
