@@ -3,7 +3,7 @@ import { afterAll, bench, describe } from "vitest"
 import { Policy, Rule, ShellParser } from "../src/index.js"
 
 const runtime = ManagedRuntime.make(ShellParser.layer)
-const parser = await runtime.runPromise(ShellParser.ShellParser)
+const parser = await runtime.runPromise(ShellParser.ShellParser.pipe(Effect.tap((p) => p.ready)))
 afterAll(() => runtime.dispose())
 
 // 200 user rules in the shapes people write: command prefixes, a few wildcards, paths and hosts

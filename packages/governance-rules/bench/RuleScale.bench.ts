@@ -5,7 +5,7 @@ import { Policy, Rule, ShellParser } from "../src/index.js"
 // Issue 17: a pre-parsed decision as the rule set grows 100 → 10,000 (100×), with the growth
 // exponent of the curve (the slope of log time over log rules; 0 is flat, 1 is linear).
 const runtime = ManagedRuntime.make(ShellParser.layer)
-const parser = await runtime.runPromise(ShellParser.ShellParser)
+const parser = await runtime.runPromise(ShellParser.ShellParser.pipe(Effect.tap((p) => p.ready)))
 afterAll(() => runtime.dispose())
 
 const COMMANDS = ["git", "npm", "pnpm", "yarn", "node", "python3", "cargo", "go", "make", "docker", "kubectl", "ls"]

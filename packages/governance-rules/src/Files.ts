@@ -1,7 +1,8 @@
 /**
- * The filesystem as the policy engine sees it: the few synchronous look-ups path resolution needs
- * (what a path is, where a symlink points, what a directory holds), as an injected service with a
- * node layer and an in-memory layer — so a governance decision is testable without a real disk.
+ * The filesystem as the policy engine and the built-in hooks see it: the few synchronous look-ups
+ * path resolution needs (what a path is, where a symlink points, what a directory holds) and the
+ * content of a file (the touched-files bundle digests it), as an injected service with a node
+ * layer and an in-memory layer — so a governance decision is testable without a real disk.
  *
  * @example
  * ```ts
@@ -38,6 +39,8 @@ export interface FileView {
   readonly lstat: (path: string) => Entry | undefined
   readonly readlink: (path: string) => string | undefined
   readonly readdir: (path: string) => ReadonlyArray<string> | undefined
+  /** The bytes of a regular file (following symlinks). */
+  readonly readFile: (path: string) => Uint8Array | undefined
 }
 
 /**
@@ -77,16 +80,24 @@ export const node: FileView = {
     } catch {
       return undefined
     }
+  },
+  readFile: (p) => {
+    try {
+      return fs.statSync(p).isFile() ? fs.readFileSync(p) : undefined
+    } catch {
+      return undefined
+    }
   }
 }
 
 /**
- * What an in-memory tree holds at an absolute path: a file, a directory, or a symlink.
+ * What an in-memory tree holds at an absolute path: a file (empty, or with its text), a directory,
+ * or a symlink.
  *
  * @since 0.1.0
  * @category models
  */
-export type MemoryEntry = "file" | "directory" | { readonly symlink: string }
+export type MemoryEntry = "file" | "directory" | { readonly symlink: string } | { readonly content: string }
 
 /**
  * An in-memory tree. Parent directories of every entry exist implicitly.
@@ -107,17 +118,29 @@ export const memory = (entries: Readonly<Record<string, MemoryEntry>>): FileView
       children.set(parent, names)
     }
   }
+  const follow = (p: string, hops: number): MemoryEntry | undefined => {
+    const entry = table.get(p)
+    if (entry === undefined || typeof entry === "string" || !("symlink" in entry) || hops > 40) return entry
+    return follow(path.resolve(path.dirname(p), entry.symlink), hops + 1)
+  }
   return {
     lstat: (p) => {
       const entry = table.get(p)
       if (entry === undefined) return undefined
-      return { kind: typeof entry === "string" ? entry : "symlink" }
+      return { kind: typeof entry === "string" ? entry : "symlink" in entry ? "symlink" : "file" }
     },
     readlink: (p) => {
       const entry = table.get(p)
-      return entry !== undefined && typeof entry !== "string" ? entry.symlink : undefined
+      return entry !== undefined && typeof entry !== "string" && "symlink" in entry ? entry.symlink : undefined
     },
-    readdir: (p) => table.get(p) === "directory" ? [...(children.get(p) ?? [])] : undefined
+    readdir: (p) => table.get(p) === "directory" ? [...(children.get(p) ?? [])] : undefined,
+    readFile: (p) => {
+      const entry = follow(p, 0)
+      if (entry === "file") return new Uint8Array()
+      return entry !== undefined && typeof entry !== "string" && "content" in entry
+        ? new TextEncoder().encode(entry.content)
+        : undefined
+    }
   }
 }
 

@@ -13,9 +13,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
-import * as fs from "node:fs"
 import * as os from "node:os"
 import * as Evidence from "./Evidence.js"
+import * as Files from "./Files.js"
 import * as Paths from "./internal/paths.js"
 import type * as Policy from "./Policy.js"
 
@@ -168,23 +168,31 @@ export const toolFailure: Hook = {
 interface Workspace {
   readonly workspace: string
   readonly home: string
+  readonly files: Files.FileView
 }
 
+const workspaceOf = (workspace: string, home: string, files: Files.FileView): Workspace => ({
+  workspace: Paths.realDirectory(workspace, files),
+  home: Paths.realDirectory(home, files),
+  files
+})
+
 const locate = (ws: Workspace, file: string) => {
-  const real = Paths.realPath(file, { workspace: ws.workspace, home: ws.home, cwd: ws.workspace })
-  const shown = Paths.display(real, { workspace: ws.workspace, home: ws.home, cwd: ws.workspace })
+  const context = { workspace: ws.workspace, home: ws.home, cwd: ws.workspace, files: ws.files }
+  const real = Paths.realPath(file, context)
+  const shown = Paths.display(real, context)
   return { real, shown, inside: Paths.isInside(shown) }
 }
 
 /**
  * `guardrail_verify`: claimed files are checked against the workspace (each must exist and be
- * inside it).
+ * inside it), looked up through `files` (the real filesystem by default).
  *
  * @since 0.1.0
  * @category hooks
  */
-export const guardrailVerify = (workspace: string, home: string): Hook => {
-  const ws = { workspace: Paths.realDirectory(workspace), home: Paths.realDirectory(home) }
+export const guardrailVerify = (workspace: string, home: string, files: Files.FileView = Files.node): Hook => {
+  const ws = workspaceOf(workspace, home, files)
   return {
     id: "guardrail_verify",
     points: ["post_tool", "task_completed"],
@@ -199,7 +207,7 @@ export const guardrailVerify = (workspace: string, home: string): Hook => {
         for (const file of claimed) {
           const where = locate(ws, file)
           if (!where.inside) outside.push(where.shown)
-          else if (fs.existsSync(where.real)) verified.push(where.shown)
+          else if (files.lstat(where.real) !== undefined) verified.push(where.shown)
           else missing.push(where.shown)
         }
         return {
@@ -212,11 +220,12 @@ export const guardrailVerify = (workspace: string, home: string): Hook => {
   }
 }
 
-const sha256 = (data: string | Buffer): string => crypto.createHash("sha256").update(data).digest("hex")
+const sha256 = (data: string | Uint8Array): string => crypto.createHash("sha256").update(data).digest("hex")
 
 /**
  * The deterministic touched-files bundle: sorted unique workspace paths, each with the SHA-256
- * of its content (`null` when it no longer exists), and the digest of the whole bundle.
+ * of its content (`null` when it no longer exists or is not a file), and the digest of the whole
+ * bundle. Files are read through `view` (the real filesystem by default).
  *
  * @since 0.1.0
  * @category hooks
@@ -224,26 +233,21 @@ const sha256 = (data: string | Buffer): string => crypto.createHash("sha256").up
 export const touchedBundle = (
   workspace: string,
   home: string,
-  files: ReadonlyArray<string>
+  files: ReadonlyArray<string>,
+  view: Files.FileView = Files.node
 ): {
   readonly files: ReadonlyArray<{ readonly path: string; readonly sha256: string | null }>
   readonly digest: string
 } => {
-  const ws = { workspace: Paths.realDirectory(workspace), home: Paths.realDirectory(home) }
+  const ws = workspaceOf(workspace, home, view)
   const byPath = new Map<string, string>()
   for (const file of files) {
     const where = locate(ws, file)
     byPath.set(where.shown, where.real)
   }
   const entries = [...byPath.entries()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([shown, real]) => {
-    let digest: string | null = null
-    try {
-      const stat = fs.statSync(real)
-      digest = stat.isFile() ? sha256(fs.readFileSync(real)) : null
-    } catch {
-      digest = null
-    }
-    return { path: shown, sha256: digest }
+    const content = view.readFile(real)
+    return { path: shown, sha256: content === undefined ? null : sha256(content) }
   })
   return { files: entries, digest: sha256(JSON.stringify(entries)) }
 }
@@ -254,13 +258,13 @@ export const touchedBundle = (
  * @since 0.1.0
  * @category hooks
  */
-export const completionEvidence = (workspace: string, home: string): Hook => ({
+export const completionEvidence = (workspace: string, home: string, files: Files.FileView = Files.node): Hook => ({
   id: "completion_evidence",
   points: ["task_completed"],
   run: (context) =>
     Effect.sync(() =>
       context.point === "task_completed"
-        ? { mode: context.mode ?? null, ...touchedBundle(workspace, home, context.touchedFiles) }
+        ? { mode: context.mode ?? null, ...touchedBundle(workspace, home, context.touchedFiles, files) }
         : undefined
     )
 })
@@ -271,12 +275,12 @@ export const completionEvidence = (workspace: string, home: string): Hook => ({
  * @since 0.1.0
  * @category hooks
  */
-export const builtins = (workspace: string, home: string): ReadonlyArray<Hook> => [
+export const builtins = (workspace: string, home: string, files: Files.FileView = Files.node): ReadonlyArray<Hook> => [
   auditPretool,
   auditPosttool,
   toolFailure,
-  guardrailVerify(workspace, home),
-  completionEvidence(workspace, home)
+  guardrailVerify(workspace, home, files),
+  completionEvidence(workspace, home, files)
 ]
 
 const message = (cause: Cause.Cause<unknown>): string => {
@@ -350,7 +354,9 @@ const asObject = (data: unknown): Record<string, unknown> =>
   data !== null && typeof data === "object" && !Array.isArray(data) ? data as Record<string, unknown> : { output: data }
 
 /**
- * The dispatcher with the built-in hooks plus `extra` hooks (run after the built-ins).
+ * The dispatcher with the built-in hooks plus `extra` hooks (run after the built-ins). The
+ * built-ins look files up through `files`, else the `Files` service when one is provided, else
+ * the real filesystem.
  *
  * @since 0.1.0
  * @category layers
@@ -361,12 +367,21 @@ export const layer = (
     readonly home?: string
     readonly extra?: ReadonlyArray<Hook>
     readonly timeout?: Duration.DurationInput
+    readonly files?: Files.FileView
   }
 ): Layer.Layer<Hooks, never, Evidence.EvidenceLog> =>
   Layer.effect(
     Hooks,
-    make(
-      [...builtins(options.workspace, options.home ?? os.homedir()), ...(options.extra ?? [])],
-      options.timeout === undefined ? {} : { timeout: options.timeout }
-    )
+    Effect.flatMap(Effect.serviceOption(Files.Files), (provided) =>
+      make(
+        [
+          ...builtins(
+            options.workspace,
+            options.home ?? os.homedir(),
+            options.files ?? (provided._tag === "Some" ? provided.value : Files.node)
+          ),
+          ...(options.extra ?? [])
+        ],
+        options.timeout === undefined ? {} : { timeout: options.timeout }
+      ))
   )

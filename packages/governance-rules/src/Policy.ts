@@ -28,14 +28,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import * as os from "node:os"
-import * as Autonomy from "./Autonomy.js"
+import type * as Autonomy from "./Autonomy.js"
 import * as Files from "./Files.js"
 import * as GovernanceError from "./GovernanceError.js"
-import * as Analyze from "./internal/analyze/index.js"
+import type * as Analyze from "./internal/analyze/index.js"
 import * as Evaluate from "./internal/evaluate.js"
-import * as Network from "./internal/network.js"
-import * as Paths from "./internal/paths.js"
+import * as PolicyCompile from "./internal/policy/compile.js"
+import * as PolicyDecide from "./internal/policy/decide.js"
+import * as ToolCalls from "./internal/policy/toolCalls.js"
 import type { Action, Citation, LayerName, RuleEffect } from "./Rule.js"
 import type * as Rule from "./Rule.js"
 import { ShellParser } from "./ShellParser.js"
@@ -176,8 +176,6 @@ export interface Compiled {
   readonly files: Files.FileView
 }
 
-const ENGINE_PRECEDENCE: Record<LayerName, number> = { universal: 0, engine: 1, level: 2, user: 3, default: 4 }
-
 /**
  * Compile a configuration (patterns compiled once). Fails with `policy-invalid` on a pattern
  * that cannot be compiled or a duplicate rule id.
@@ -186,79 +184,7 @@ const ENGINE_PRECEDENCE: Record<LayerName, number> = { universal: 0, engine: 1, 
  * @category constructors
  */
 export const compile = (config: Config = {}): Effect.Effect<Compiled, GovernanceError.GovernanceError> =>
-  Effect.suspend(() => {
-    const rules = config.rules ?? []
-    const seen = new Set<string>()
-    for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i]!
-      if (seen.has(rule.id)) {
-        return Effect.fail(
-          GovernanceError.make("policy-invalid", `duplicate rule id "${rule.id}" at rules[${i}]`, {
-            path: `rules[${i}].id`,
-            key: "id",
-            ...(config.ruleSources?.[i] ? { file: config.ruleSources[i]! } : {})
-          })
-        )
-      }
-      seen.add(rule.id)
-      try {
-        const kinds = rule.action === "*"
-          ? (["path", "text"] as const)
-          : [Evaluate.isTextAction(rule.action) ? "text" as const : "path" as const]
-        for (const kind of kinds) {
-          Evaluate.compilePattern(rule.resource, kind)
-          for (const e of rule.except ?? []) Evaluate.compilePattern(e, kind)
-        }
-      } catch (cause) {
-        return Effect.fail(
-          GovernanceError.make(
-            "policy-invalid",
-            `rules[${i}].resource: invalid pattern ${JSON.stringify(rule.resource)}`,
-            {
-              path: `rules[${i}].resource`,
-              key: "resource",
-              cause
-            }
-          )
-        )
-      }
-    }
-    const level = config.level ?? Autonomy.defaultLevel
-    const files = config.files ?? Files.node
-    return Effect.succeed<Compiled>({
-      level,
-      files,
-      workspace: Paths.realDirectory(config.workspace ?? process.cwd(), files),
-      home: Paths.realDirectory(config.home ?? os.homedir(), files),
-      layers: [
-        Evaluate.compileLayer("universal", Autonomy.universalRules, true),
-        Evaluate.compileLayer("level", Autonomy.baselineRules(level), false),
-        Evaluate.compileLayer("user", rules, false, config.ruleSources)
-      ]
-    })
-  })
-
-const guardCitation = (guard: Analyze.Guard, segment: Analyze.Segment): Citation => ({
-  layer: "engine",
-  ruleId: `engine.${guard.id}`,
-  ruleIndex: null,
-  pattern: null,
-  action: "shell",
-  effect: "ask",
-  resource: guard.detail,
-  segment: segment.text,
-  note: Analyze.guardReasons[guard.id],
-  source: null,
-  reason: `ask: ${Analyze.guardReasons[guard.id]} (${JSON.stringify(guard.detail.slice(0, 200))})`
-})
-
-const better = (candidate: Citation, current: Citation | null): boolean => {
-  if (current === null) return true
-  const a = Evaluate.rank(candidate.effect)
-  const b = Evaluate.rank(current.effect)
-  if (a !== b) return a > b
-  return ENGINE_PRECEDENCE[candidate.layer] < ENGINE_PRECEDENCE[current.layer]
-}
+  PolicyCompile.compile(config)
 
 /**
  * Decide analyzed segments against a compiled policy. Pure and synchronous: the hot path.
@@ -266,121 +192,8 @@ const better = (candidate: Citation, current: Citation | null): boolean => {
  * @since 0.1.0
  * @category evaluation
  */
-export const decideSegments = (compiled: Compiled, segments: ReadonlyArray<Analyze.Segment>): Decision => {
-  const decided: Array<SegmentDecision> = []
-  let top: Citation | null = null
-  const cited: Array<Citation> = []
-  for (const segment of segments) {
-    if (segment.checks.length === 0 && segment.guards.length === 0) continue
-    if (segment.speculative === true) {
-      // One possible reading of something unresolved: it only counts when it is denied.
-      const denied = speculativeDeny(compiled, segment)
-      if (denied === null) continue
-      cited.push(denied)
-      decided.push({ text: segment.text, canonical: segment.canonical, decision: "deny", citation: denied, checks: [] })
-      if (better(denied, top)) top = denied
-      continue
-    }
-    const checks: Array<CheckDecision> = []
-    let best: Citation | null = null
-    for (const guard of segment.guards) {
-      const citation = guardCitation(guard, segment)
-      checks.push({ action: "shell", resource: guard.detail, decision: "ask", citation })
-      if (better(citation, best)) best = citation
-    }
-    for (const check of segment.checks) {
-      const citation = Evaluate.decideCheck(compiled.layers, check.action, check.resource, segment.text)
-      checks.push({ action: check.action, resource: check.resource, decision: citation.effect, citation })
-      if (better(citation, best)) best = citation
-    }
-    for (const check of checks) if (check.decision !== "allow") cited.push(check.citation)
-    decided.push({ text: segment.text, canonical: segment.canonical, decision: best!.effect, citation: best!, checks })
-    if (better(best!, top)) top = best
-  }
-  if (top === null) {
-    const source = segments[0]?.text ?? ""
-    top = Evaluate.defaultCitation("shell", source, source)
-    cited.push(top)
-    decided.push({ text: source, canonical: "", decision: "ask", citation: top, checks: [] })
-  }
-  if (top.effect === "allow") cited.push(top)
-  const decisive = top
-  let reasons: ReadonlyArray<string> | undefined
-  // Reasons are rendered on first read (the deciding one first).
-  return {
-    decision: decisive.effect,
-    citation: decisive,
-    segments: decided,
-    get reasons() {
-      return reasons ??= dedupe([decisive.reason, ...cited.map((c) => c.reason)])
-    },
-    level: compiled.level
-  }
-}
-
-const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
-
-const speculativeDeny = (compiled: Compiled, segment: Analyze.Segment): Citation | null => {
-  for (const check of segment.checks) {
-    const citation = Evaluate.decideCheck(compiled.layers, check.action, check.resource, segment.text)
-    if (citation.effect === "deny") return citation
-  }
-  return null
-}
-
-const pathContext = (compiled: Compiled): Paths.PathContext => ({
-  workspace: compiled.workspace,
-  home: compiled.home,
-  cwd: compiled.workspace,
-  files: compiled.files
-})
-
-const pathSegment = (compiled: Compiled, action: "read" | "write", raw: string): Analyze.Segment => {
-  const context = pathContext(compiled)
-  const segment: Analyze.Segment = { text: raw, canonical: "", checks: [], guards: [] }
-  if (Analyze.hasNonPrinting(raw)) segment.guards.push({ id: "non-printing", detail: raw })
-  const real = Paths.realPath(raw, context)
-  const shown = Paths.display(real, context)
-  segment.canonical = shown
-  segment.checks.push({ action, resource: shown })
-  return segment
-}
-
-const fetchSegment = (compiled: Compiled, raw: string): Analyze.Segment => {
-  const segment: Analyze.Segment = { text: raw, canonical: "", checks: [], guards: [] }
-  if (Analyze.hasNonPrinting(raw)) segment.guards.push({ id: "non-printing", detail: raw })
-  const url = Network.normalizeUrl(raw)
-  if (Network.ambiguousAuthority(raw)) segment.guards.push({ id: "unresolved-host", detail: raw })
-  if (url === null) {
-    segment.guards.push({ id: "parse-error", detail: raw })
-    segment.canonical = raw
-  } else {
-    segment.canonical = url
-    segment.checks.push({ action: "fetch", resource: url })
-    for (const host of Network.embeddedHosts(url)) {
-      segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
-    }
-    // `file:` URLs read local files: decide them as reads of the real path too.
-    const local = Network.fileUrlPath(url)
-    if (local !== null) {
-      const context = pathContext(compiled)
-      segment.checks.push({ action: "read", resource: Paths.display(Paths.realPath(local, context), context) })
-    }
-  }
-  for (const host of Network.metadataIn(raw)) segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
-  return segment
-}
-
-const WRITE_TOOL = /write|edit|patch|create|delete|remove|move|rename|mkdir|update|put|upload/i
-
-const collectStrings = (value: unknown, out: Array<string>, depth: number): void => {
-  if (depth > 64 || out.length > 10_000) return
-  if (typeof value === "string") out.push(value)
-  else if (Array.isArray(value)) { for (const v of value) collectStrings(v, out, depth + 1) }
-  else if (value !== null && typeof value === "object") {
-    for (const v of Object.values(value as Record<string, unknown>)) collectStrings(v, out, depth + 1)
-  }
-}
+export const decideSegments = (compiled: Compiled, segments: ReadonlyArray<Analyze.Segment>): Decision =>
+  PolicyDecide.decideSegments(compiled, segments)
 
 /**
  * Turn a tool call into analyzed segments (shell parsing, path and URL normalization).
@@ -392,59 +205,11 @@ export const analyzeCall = (
   compiled: Compiled,
   parser: ShellParser["Type"],
   call: ToolCall
-): ReadonlyArray<Analyze.Segment> => {
-  switch (call.tool) {
-    case "shell":
-      return Analyze.analyze(parser.parseSync(call.command), { ...pathContext(compiled), parse: parser.parseSync })
-    case "read":
-    case "write":
-      return call.paths.map((p) => pathSegment(compiled, call.tool, p))
-    case "fetch":
-      return [fetchSegment(compiled, call.url)]
-    case "agent": {
-      const segment: Analyze.Segment = { text: call.name, canonical: call.name, checks: [], guards: [] }
-      segment.checks.push({ action: "agent", resource: call.name })
-      return [segment]
-    }
-    case "mcp": {
-      const segment: Analyze.Segment = { text: call.name, canonical: call.name, checks: [], guards: [] }
-      if (Analyze.hasNonPrinting(call.name)) segment.guards.push({ id: "non-printing", detail: call.name })
-      segment.checks.push({ action: "mcp", resource: call.name })
-      const out: Array<Analyze.Segment> = [segment]
-      const input = call.input
-      if (input !== null && typeof input === "object" && !Array.isArray(input)) {
-        const fields = input as Record<string, unknown>
-        const action = WRITE_TOOL.test(call.name) ? "write" : "read"
-        for (const key of ["path", "file", "filePath", "file_path", "paths", "files"]) {
-          const value = fields[key]
-          const list = typeof value === "string" ? [value] : Array.isArray(value) ? value : []
-          for (const p of list) if (typeof p === "string" && p.length > 0) out.push(pathSegment(compiled, action, p))
-        }
-        for (const key of ["url", "uri"]) {
-          const value = fields[key]
-          if (typeof value === "string") out.push(fetchSegment(compiled, value))
-        }
-        for (const key of ["command", "cmd"]) {
-          const value = fields[key]
-          if (typeof value === "string") out.push(...analyzeCall(compiled, parser, { tool: "shell", command: value }))
-        }
-      }
-      // Anything anywhere in the input that names the cloud metadata address is denied; nothing
-      // nested can grant.
-      const strings: Array<string> = []
-      collectStrings(input, strings, 0)
-      for (const s of strings) {
-        for (const host of Network.metadataIn(s)) {
-          segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
-        }
-      }
-      return out
-    }
-  }
-}
+): ReadonlyArray<Analyze.Segment> => ToolCalls.analyzeCall(compiled, parser, call)
 
 /**
- * Decide one tool call synchronously (parse cache, path realpaths, matching).
+ * Decide one tool call synchronously (parse cache, path realpaths, matching). A shell command
+ * needs a parser that is ready (`ShellParser.ready`); the engine's `decide` sees to it.
  *
  * @since 0.1.0
  * @category evaluation
@@ -488,30 +253,7 @@ export interface Explanation {
  * @since 0.1.0
  * @category evaluation
  */
-export const explainCompiled = (compiled: Compiled): Explanation => ({
-  level: compiled.level,
-  workspace: compiled.workspace,
-  layers: compiled.layers.map((layer) => ({
-    layer: layer.name,
-    combine: layer.strictest ? "deny-overrides" as const : "last-match" as const,
-    rules: layer.rules.map((c) => ({
-      index: c.index,
-      source: c.source,
-      id: c.rule.id,
-      action: c.rule.action,
-      resource: c.rule.resource,
-      effect: c.rule.effect,
-      ...(c.rule.note === undefined ? {} : { note: c.rule.note }),
-      ...(c.rule.except === undefined ? {} : { except: c.rule.except })
-    }))
-  })),
-  engine: (Object.keys(Analyze.guardReasons) as Array<Analyze.GuardId>).map((id) => ({
-    id: `engine.${id}`,
-    effect: "ask" as const,
-    reason: Analyze.guardReasons[id]
-  })),
-  fallback: "ask"
-})
+export const explainCompiled = (compiled: Compiled): Explanation => PolicyCompile.explain(compiled)
 
 // ---------------------------------------------------------------------------------------------
 // Service
@@ -549,12 +291,22 @@ export class PolicyEngine extends Context.Tag("@steward/governance-rules/PolicyE
 
 const validate = (call: ToolCall) => decodeToolCall(call)
 
+// Whether deciding a call parses a shell command (a shell call, or an MCP call naming a command):
+// only then is the parser's grammar loaded (ADR 0208).
+const parses = (call: ToolCall): boolean => {
+  if (call.tool === "shell") return true
+  if (call.tool !== "mcp" || call.input === null || typeof call.input !== "object") return false
+  const fields = call.input as Record<string, unknown>
+  return typeof fields["command"] === "string" || typeof fields["cmd"] === "string"
+}
+
 const makeEngine = (compiled: Compiled, parser: ShellParser["Type"]): Engine => {
   const self: Engine = PolicyEngine.of({
     level: compiled.level,
     workspace: compiled.workspace,
     decide: Effect.fn("Policy.decide")(function*(call: ToolCall) {
       const valid = yield* validate(call)
+      if (parses(valid)) yield* parser.ready
       return decideSync(compiled, parser, valid)
     }),
     decideBatch: Effect.fn("Policy.decideBatch")(function*(calls: ReadonlyArray<ToolCall>) {
@@ -562,6 +314,7 @@ const makeEngine = (compiled: Compiled, parser: ShellParser["Type"]): Engine => 
         return yield* GovernanceError.make("input-invalid", "a batch needs at least one tool call")
       }
       const valid = yield* Effect.forEach(calls, validate)
+      if (valid.some(parses)) yield* parser.ready
       return decideBatchSync(compiled, parser, valid)
     }),
     explain: Effect.sync(() => explainCompiled(compiled)),

@@ -88,6 +88,7 @@ describe("fail closed", () => {
     it.effect("no composition of wrappers, shells and expansions around a universal deny is allowed", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
         fc.assert(
           fc.property(
@@ -109,6 +110,7 @@ describe("fail closed", () => {
     it.effect("every ask names what could not be resolved", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
         const cases: ReadonlyArray<readonly [string, string]> = [
           ["frobnicate --all", "engine.unknown-program"],
@@ -130,6 +132,7 @@ describe("fail closed", () => {
     it.effect("a workspace script and the programs the engine knows still run", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
         for (
           const command of [
@@ -166,6 +169,7 @@ describe("patterns in linear time", () => {
   it.effect("as a user rule it compiles and decides; a path pattern with no linear bound is refused at load", () =>
     Effect.gen(function*() {
       const parser = yield* ShellParser.ShellParser
+      yield* parser.ready
       const compiled = yield* Policy.compile({
         level: "execute",
         workspace: "/srv/app",
@@ -194,6 +198,7 @@ describe("wrappers that only run a script", () => {
     it.effect("`env -S`, `script -c` and `flock -c` decide the script they run", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
         const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command }).decision
         assert.strictEqual(decide("env -S'ls -la \"src dir\"'"), "allow")

@@ -71,6 +71,7 @@ describe.each(setups)("hostile-commands corpus ($name)", (setup) => {
       it.effect(`#${index + 1} [${c.class}] ${JSON.stringify(c.input.slice(0, 80))} → ${c.want.join("|")}`, () =>
         Effect.gen(function*() {
           const parser = yield* ShellParser.ShellParser
+          yield* parser.ready
           const compiled = yield* Policy.compile({
             level: c.level,
             workspace: setup.workspace,

@@ -54,6 +54,7 @@ describe("Policy", () => {
     it.effect("a batch takes the strictest outcome and cites it", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
         const patch = Policy.decideSync(compiled, parser, {
           tool: "write",
@@ -221,6 +222,7 @@ describe("Policy", () => {
     it.effect("hostile input: huge, deeply nested and binary commands never crash", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ workspace: "/srv/app" })
         const inputs = [
           "(".repeat(5000) + "ls" + ")".repeat(5000),
@@ -242,6 +244,7 @@ describe("Policy", () => {
   it.effect("the parser layer caches parses", () =>
     Effect.gen(function*() {
       const parser = yield* ShellParser.ShellParser
+      yield* parser.ready
       const a = parser.parseSync("git status && ls")
       const b = parser.parseSync("git status && ls")
       assert.strictEqual(a, b)

@@ -11,6 +11,7 @@ const FORCE_PUSH = "git push -f origin main"
 const decide = (command: string, level: Autonomy.Level = "execute") =>
   Effect.gen(function*() {
     const parser = yield* ShellParser.ShellParser
+    yield* parser.ready
     const compiled = yield* Policy.compile({ level, workspace: "/srv/app" })
     return Policy.decideSync(compiled, parser, { tool: "shell", command })
   })

@@ -48,6 +48,7 @@ describe("properties", () => {
     it.effect("no configuration of user rules changes a universal deny", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         fc.assert(
           fc.property(
             fc.array(ruleArb, { maxLength: 12 }),
@@ -109,6 +110,7 @@ describe("properties", () => {
     it.effect("decisions are invariant under insignificant whitespace and quoting", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
         const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
         fc.assert(
           fc.property(

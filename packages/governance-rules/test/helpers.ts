@@ -17,6 +17,7 @@ export interface Setup {
 export const decide = (call: Policy.ToolCall, setup: Setup = {}) =>
   Effect.gen(function*() {
     const parser = yield* ShellParser.ShellParser
+    yield* parser.ready
     const compiled = yield* Policy.compile({
       level: setup.level ?? "execute",
       workspace: setup.workspace ?? "/srv/app",
