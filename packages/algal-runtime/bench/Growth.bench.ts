@@ -98,7 +98,7 @@ const median = (program: Program.Program, runs: number): number => {
 
 describe("a run with its receipt, by scheduled cells", () => {
   for (const { cells, program } of sizes) {
-    bench(`runUnchecked, ${cells} cells`, () => {
+    bench(`runUnchecked — n=${cells} cells`, () => {
       Runtime.runUnchecked(program, args)
     })
   }

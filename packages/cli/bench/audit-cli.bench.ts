@@ -110,28 +110,28 @@ const options = { iterations: 5, warmupIterations: 1, time: 0 }
 for (const n of [100, 1_000, 10_000]) {
   describe(`audit at ${n} findings`, () => {
     let k = 0
-    bench(`CLI verb commit (set-status, views + drift check) — ${n}`, async () => {
+    bench(`CLI verb commit (set-status, views + drift check) — n=${n} findings`, async () => {
       const dir = await project(n)
       const id = `F-${String(k++ % n).padStart(4, "0")}`
       await cli("audit", "--project", dir, "set-status", id, "accepted")
     }, { ...options, setup: async () => void (await project(n)) })
-    bench(`CLI next --dry-run — ${n}`, async () => {
+    bench(`CLI next --dry-run — n=${n} findings`, async () => {
       await cli("audit", "--project", await project(n), "next", "--dry-run")
     }, options)
-    bench(`CLI metrics --json — ${n}`, async () => {
+    bench(`CLI metrics --json — n=${n} findings`, async () => {
       await cli("audit", "--project", await project(n), "metrics", "--json")
     }, options)
-    bench(`CLI export-state — ${n}`, async () => {
+    bench(`CLI export-state — n=${n} findings`, async () => {
       const dir = await project(n)
       await cli("audit", "--project", dir, "export-state", path.join(dir, "out.json"))
     }, options)
     let j = 0
-    bench(`library verb commit (warm store, no views) — ${n}`, async () => {
+    bench(`library verb commit (warm store, no views) — n=${n} findings`, async () => {
       const s = await store(n)
       const id = `F-${String(j++ % n).padStart(4, "0")}`
       await Effect.runPromise(s.apply({ verb: "set-status", id, status: "accepted" }))
     }, options)
-    bench(`library next + metrics (warm store) — ${n}`, async () => {
+    bench(`library next + metrics (warm store) — n=${n} findings`, async () => {
       const s = await store(n)
       const doc = await Effect.runPromise(s.load)
       Decision.stateAndDecision(doc)

@@ -90,11 +90,11 @@ curve("5,000 distinct commands (index cache misses)", "distinct")
 describe("decision on a parsed command, by rule count", () => {
   for (const setup of setups) {
     let k = 0
-    bench(`decideSegments, ${setup.size} rules, 10 typical commands round-robin`, () => {
+    bench(`decideSegments, 10 typical commands round-robin — n=${setup.size} rules (expect n^0)`, () => {
       Policy.decideSegments(setup.compiled, setup.analyzed[k++ % setup.analyzed.length]!)
     })
     let d = 0
-    bench(`decideSegments, ${setup.size} rules, 5,000 distinct commands`, () => {
+    bench(`decideSegments, 5,000 distinct commands — n=${setup.size} rules (expect n^0)`, () => {
       Policy.decideSegments(setup.compiled, setup.distinct[d++ % setup.distinct.length]!)
     })
   }

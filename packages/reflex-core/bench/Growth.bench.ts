@@ -79,7 +79,7 @@ const exponent = (n1: number, t1: number, n2: number, t2: number) => Math.log(t2
 
 describe("certification replay from scratch, by labels", () => {
   for (const n of sizes) {
-    bench(`certify unfinished over ${n} labels`, () => {
+    bench(`certify unfinished from scratch — n=${n} labels`, () => {
       certify(labeled.slice(0, n))
     }, { iterations: n >= 1500 ? 2 : 4, warmupIterations: 0, time: 0 })
   }
@@ -88,7 +88,7 @@ describe("certification replay from scratch, by labels", () => {
 describe("certification replay resumed after 16 new labels, by labels", () => {
   for (const n of sizes) {
     const warm = warmCaches.get(n)!
-    bench(`certify unfinished over ${n} labels, resumed after 16`, () => {
+    bench(`certify unfinished, resumed after 16 new labels — n=${n} labels`, () => {
       certify(labeled.slice(0, n), { ...warm })
     }, { iterations: 8, warmupIterations: 0, time: 0 })
   }

@@ -58,7 +58,7 @@ describe("settle decision at the ledger cap", () => {
     )
   }, { time: 1500, warmupTime: 1000 })
   for (const n of sizes) {
-    bench(`decide settle with its write, ${n} stored observations at the cap`, async () => {
+    bench(`decide settle with its write at the cap — n=${n} stored observations (expect n^0)`, async () => {
       const i = k++
       await runtimes.get(n)!.runPromise(
         Effect.flatMap(Reflexes.Reflexes, (r) => r.decide("settle", turn(i), { subject: `cap-${i}` }))
