@@ -9,6 +9,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
+import * as Lease from "./lease.js"
 import { common, opt, req, resolveProject, u } from "./options.js"
 import { loadChecked, withStore } from "./store.js"
 
@@ -43,6 +44,7 @@ const dispatchOpen = Command.make(
       }
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
+          yield* Lease.refuseIfHeld(p)
           yield* loadChecked(p, store)
           const applied = yield* store.openDispatch({
             role: a.role,
@@ -93,6 +95,7 @@ const dispatchFinish = Command.make(
       const p = yield* resolveProject(a.project)
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
+          yield* Lease.refuseIfHeld(p)
           yield* loadChecked(p, store)
           const applied = yield* store.finishDispatch({
             sessionId: u(a.session),

@@ -7,6 +7,7 @@
 import * as Command from "@effect/cli/Command"
 import { dispatch } from "./dispatch.js"
 import { exportState, importState, init, renderViewsCommand } from "./lifecycle.js"
+import { doctor, recover, unlock } from "./maintenance.js"
 import { audit } from "./options.js"
 import { dashboard, lint, metrics, next, status } from "./read.js"
 import {
@@ -64,6 +65,9 @@ export const command = audit.pipe(
     metrics,
     importState,
     exportState,
-    dashboard
+    dashboard,
+    unlock,
+    recover,
+    doctor
   ])
 )

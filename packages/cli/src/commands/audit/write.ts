@@ -6,12 +6,13 @@
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
-import { Project, State, type Verbs } from "@steward/audit-state"
+import { type AuditStore, Project, State, type Verbs } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Types from "effect/Types"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
+import * as Lease from "./lease.js"
 import { common, expectRevision, resolveProject, u } from "./options.js"
 import { withStore } from "./store.js"
 
@@ -44,6 +45,39 @@ const pathIssues = (p: Project.ProjectPaths, doc: State.StateDoc | undefined, re
   return undefined
 }
 
+/**
+ * Apply one verb with the project's store: path checks, the lease (refused while another process
+ * holds `audit/.lock`; `lease` is the caller's own), the drift check inside the transaction, and
+ * the changed views re-rendered.
+ *
+ * @internal
+ */
+export const applyVerb = (
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  request: Verbs.VerbRequest,
+  options: { readonly expectRevision?: number | undefined; readonly lease?: string | undefined } = {}
+) =>
+  Effect.gen(function*() {
+    yield* Lease.refuseIfHeld(p, options.lease)
+    const before = yield* store.load
+    const issue = pathIssues(p, before, request)
+    if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
+    const config = yield* Project.readConfig(p)
+    const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    const applied = yield* store.apply(request, {
+      expectRevision: options.expectRevision,
+      subject: Project.workingTreeSubject(p.project),
+      headBefore: Project.subjectHead(p.project),
+      policy: config.verbPolicy,
+      // the drift check runs inside the verb's transaction, as xcheck's does under its lock
+      guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc, touchedIds(request)), platform)
+    })
+    // views re-render only what changed: LEDGER.md and the changed records' blocks
+    yield* Project.renderViews(p, applied.doc, Project.changedRecords(before, applied.doc))
+    return applied
+  })
+
 /** A write verb: drift check, one transaction, views re-rendered, one line (or JSON) printed. */
 export const writeVerb = (
   json: boolean,
@@ -53,21 +87,7 @@ export const writeVerb = (
 ) =>
   withStore(p, false, (store) =>
     Effect.gen(function*() {
-      const before = yield* store.load
-      const issue = pathIssues(p, before, request)
-      if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
-      const config = yield* Project.readConfig(p)
-      const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
-      const applied = yield* store.apply(request, {
-        expectRevision: u(expect),
-        subject: Project.workingTreeSubject(p.project),
-        headBefore: Project.subjectHead(p.project),
-        policy: config.verbPolicy,
-        // the drift check runs inside the verb's transaction, as xcheck's does under its lock
-        guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc, touchedIds(request)), platform)
-      })
-      // views re-render only what changed: LEDGER.md and the changed records' blocks
-      yield* Project.renderViews(p, applied.doc, Project.changedRecords(before, applied.doc))
+      const applied = yield* applyVerb(p, store, request, { expectRevision: u(expect) })
       yield* Output.result(
         json,
         {
