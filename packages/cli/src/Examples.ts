@@ -15,16 +15,21 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "algal explain": ["steward algal explain swarm.algal.json --manifests ./programs"],
   "algal run": [
     "steward algal run counter.algal.json",
-    "steward algal run swarm.algal.json --args swarm.args.json --responses swarm.responses.json --json"
+    "steward algal run swarm.algal.json --args swarm.args.json --responses swarm.responses.json --json",
+    "steward algal run settle.algal.json --interface --args -"
   ],
   "algal resume": [
     "steward algal resume run.receipt.json --manifest controller.algal.json --response 'yes' --managed"
   ],
-  "algal verify": ["steward algal verify run.receipt.json --manifest counter.algal.json"],
+  "algal verify": [
+    "steward algal verify run.receipt.json --manifest counter.algal.json",
+    "steward algal verify run.receipt.json --manifest controller.algal.json --managed"
+  ],
   "algal replay": ["steward algal replay run.receipt.json --manifest counter.algal.json --json"],
   "algal expr": [
     "steward algal expr '{\"op\":\"add\",\"args\":[1,2]}'",
-    "steward algal expr @program.json --env @env.json --fuel 5000"
+    "steward algal expr @program.json --env @env.json --fuel 5000",
+    "steward algal expr --env @env.json -"
   ],
   "algal suite": [
     "steward algal suite conformance/organisms.jsonl",

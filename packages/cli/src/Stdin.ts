@@ -82,6 +82,17 @@ export const fromText = (text: string) =>
   })
 
 /**
+ * Read standard input's bytes, at most `maxBytes` (for a command that parses the text itself).
+ *
+ * @since 0.1.0
+ * @category io
+ */
+export const readBytes: Effect.Effect<Uint8Array, BoundedFile.FileRefused> = Effect.flatMap(
+  Effect.serviceOption(Stdin),
+  (source) => Option.match(source, { onNone: () => fromProcess(maxBytes), onSome: (s) => s.read(maxBytes) })
+)
+
+/**
  * Read one JSON value from stdin; `what` names it in errors ("config value", "--args").
  *
  * @since 0.1.0

@@ -6,55 +6,76 @@
  *
  * Exit 0 when the program evaluated, 1 when it failed (the document is printed first), 2 when the
  * arguments are not valid JSON or out of range (nothing on stdout). `PROGRAM` and `--env` take JSON
- * text or `@file`.
+ * text, `@file` (read through the bounded reader) or `-` (standard input; one of them at most).
  *
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
-import type { Json } from "@steward/algal-runtime/Canonical"
+import * as Canonical from "@steward/algal-runtime/Canonical"
 import * as Expr from "@steward/algal-runtime/Expr"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun, NegativeResult } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
+import * as Stdin from "../../Stdin.js"
+import * as StrictJson from "../../StrictJson.js"
 import * as Signals from "./signals.js"
 
 /** Largest `@file` argument read (a program is at most 16 KiB, an env at most 256 KiB canonical). */
-const maxFileBytes = 4 * 1024 * 1024
+const limits: BoundedFile.Limits = { maxBytes: 4 * 1024 * 1024, maxDepth: Canonical.maxDepth }
 
 const decodeJson = Schema.decodeUnknownEither(Schema.parseJson())
 
 const EnvRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const decodeEnv = Schema.decodeUnknownEither(EnvRecord)
 
-/** The text of an argument: itself, or the contents of `@file`. */
+/** A refused `@file` or stdin: its kind or absence is `io`, a size over the limit `EXPR_BOUNDS`. */
+const refusedFile = (label: string) => (error: BoundedFile.FileRefused) =>
+  cannotRun(
+    error.reason === "too-large" ? "EXPR_BOUNDS" : error.reason === "invalid-utf8" ? "EXPR_PARSE" : "io",
+    `${label} ${error.message}`,
+    { file: error.file, ...(error.limit === undefined ? {} : { limit: error.limit }) }
+  )
+
+/**
+ * The text of an argument: itself, the contents of `@file` (read through the bounded reader), or
+ * standard input for `-`.
+ */
 const argumentText = Effect.fn("algal.expr.argumentText")(function*(label: string, raw: string) {
+  if (raw === "-") return yield* utf8(label, yield* Stdin.readBytes.pipe(Effect.mapError(refusedFile(label))))
   if (!raw.startsWith("@")) return raw
-  const file = raw.slice(1)
-  const fs = yield* FileSystem.FileSystem
-  const info = yield* fs.stat(file).pipe(
-    Effect.mapError((e) => cannotRun("io", `${label} ${file}: ${e.message}`, { file }))
-  )
-  if (info.type !== "File") return yield* cannotRun("io", `${label} ${file}: not a file`, { file })
-  if (Number(info.size) > maxFileBytes) {
-    return yield* cannotRun("io", `${label} ${file}: larger than ${maxFileBytes} bytes`, { file })
-  }
-  return yield* fs.readFileString(file, "utf8").pipe(
-    Effect.mapError((e) => cannotRun("io", `${label} ${file}: ${e.message}`, { file }))
-  )
+  return yield* BoundedFile.readText(raw.slice(1), limits).pipe(Effect.mapError(refusedFile(label)))
 })
+
+const utf8 = (label: string, bytes: Uint8Array) =>
+  Effect.try({
+    try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+    catch: () => cannotRun("EXPR_PARSE", `${label} from stdin is not valid UTF-8`)
+  })
 
 const parseArgument = (label: string, text: string) => {
   const decoded = decodeJson(text)
-  return Either.isLeft(decoded)
-    ? Effect.fail(cannotRun("EXPR_PARSE", `${label} is not valid JSON: ${firstLine(decoded.left.message)}`))
-    : Effect.succeed(decoded.right)
+  if (Either.isLeft(decoded)) {
+    return Effect.fail(cannotRun("EXPR_PARSE", `${label} is not valid JSON: ${firstLine(decoded.left.message)}`))
+  }
+  // JSON.parse keeps the last of two equal keys: a document that says two things is refused,
+  // naming the key and its line (nesting and surrogates are the boundary's to report)
+  const strict = StrictJson.parse(text, { maxDepth: Canonical.maxDepth })
+  if (!strict.ok && strict.error.issue === "duplicate-key") {
+    const { error } = strict
+    return Effect.fail(
+      cannotRun("EXPR_PARSE", `${label} is not valid JSON: ${error.message} (line ${error.line})`, {
+        line: error.line
+      })
+    )
+  }
+  return Effect.succeed(decoded.right)
 }
 
 // The last line of a Schema parse error is the JSON parser's own message; drop the tree drawing.
@@ -74,6 +95,9 @@ export const evaluate = Effect.fn("algal.expr")(function*(input: {
   readonly env: Option.Option<string>
   readonly fuel: Option.Option<number>
 }) {
+  if (input.program === "-" && Option.getOrUndefined(input.env) === "-") {
+    return yield* cannotRun("usage", "PROGRAM and --env cannot both be read from stdin (-)")
+  }
   const program = yield* parseArgument("PROGRAM", yield* argumentText("PROGRAM", input.program))
   let env: Readonly<Record<string, unknown>> = {}
   if (Option.isSome(input.env)) {
@@ -93,7 +117,7 @@ export const evaluate = Effect.fn("algal.expr")(function*(input: {
   // it is handled at the checkpoint after it, before anything is printed (exit 130/143)
   const boundary = yield* Signals.stoppable(
     "algal expr",
-    Effect.sync(() => Expr.evaluateJson(program, env as Readonly<Record<string, Json>>, fuel)).pipe(
+    Effect.sync(() => Expr.evaluateJson(program, env as Readonly<Record<string, Canonical.Json>>, fuel)).pipe(
       Effect.zipLeft(Signals.checkpoint)
     )
   )
@@ -121,10 +145,10 @@ export const command = Command.make(
   {
     ...GlobalOptions.global,
     program: Args.text({ name: "PROGRAM" }).pipe(
-      Args.withDescription("The program as JSON text, or @file")
+      Args.withDescription("The program as JSON text, @file, or - (stdin)")
     ),
     env: Options.text("env").pipe(
-      Options.withDescription("The env record as a JSON object (or @file); default {}"),
+      Options.withDescription("The env record as a JSON object (or @file, or - for stdin); default {}"),
       Options.optional
     ),
     fuel: Options.integer("fuel").pipe(

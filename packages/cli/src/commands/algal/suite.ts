@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
 import * as Output from "../../Output.js"
+import * as Io from "./io.js"
 
 /** How many directories the bare-name lookup visits below the corpus root. */
 const maxVisited = 512
@@ -111,7 +112,7 @@ export const make = (io: Io) =>
     "suite",
     {
       ...GlobalOptions.global,
-      file: Args.file({ name: "FILE", exists: "either" }).pipe(
+      file: Io.fileArgument("FILE").pipe(
         Args.withDescription("A corpus of cases (JSONL): expr, malformed, organisms, fixtures or effects")
       ),
       show: Options.integer("show").pipe(
