@@ -36,32 +36,36 @@ const noop = Tools.make({
 const usage = { inputTokens: 100, outputTokens: 10, totalTokens: 110, reasoningTokens: undefined, cachedInputTokens: 0 }
 
 /** A model that answers odd calls with `calls` tool calls (when asked for any) and even calls with text. */
+/**
+ * A model that costs nothing: it answers a turn that ends with the person's message with `calls()`
+ * calls of the `noop` tool, and a turn that ends with tool results with a final text.
+ */
 const stubModel = (calls: () => number) =>
-  Layer.effect(
+  Layer.succeed(
     LanguageModel.LanguageModel,
-    Effect.suspend(() => {
-      let served = 0
-      const answer = Effect.sync((): Array<Response.PartEncoded> => {
-        const n = served++ % 2 === 0 ? calls() : 0
-        if (n === 0) return [{ type: "text", text: "Done." }, { type: "finish", reason: "stop", usage }]
-        return [
-          ...Array.from({ length: n }, (_, i): Response.PartEncoded => ({
-            type: "tool-call",
-            id: `call_${served}_${i}`,
-            name: "noop",
-            params: { n: i }
-          })),
-          { type: "finish", reason: "tool-calls", usage }
-        ]
-      })
-      return LanguageModel.make({
-        generateText: () => answer,
-        streamText: () => Stream.die("the benchmark model does not stream")
-      })
-    })
+    LanguageModel.make({
+      generateText: (options) =>
+        Effect.sync((): Array<Response.PartEncoded> => {
+          const n = options.prompt.content.at(-1)?.role === "tool" ? 0 : calls()
+          if (n === 0) return [{ type: "text", text: "Done." }, { type: "finish", reason: "stop", usage }]
+          return [
+            ...Array.from({ length: n }, (_, i): Response.PartEncoded => ({
+              type: "tool-call",
+              id: `call_${i}`,
+              name: "noop",
+              params: { n: i }
+            })),
+            { type: "finish", reason: "tool-calls", usage }
+          ]
+        }),
+      streamText: () => Stream.die("the benchmark model does not stream")
+    }).pipe(Effect.runSync)
   )
 
 let callsPerRun = 0
+// Explicit session ids: generated ones carry the second and four random hex digits, and a fast
+// benchmark creates hundreds of sessions a second.
+let sessionsMade = 0
 const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "harness-bench-run-")))
 const runtime = ManagedRuntime.make(
   Session.layer({ tools: [noop] }).pipe(
@@ -76,6 +80,7 @@ const oneRun = (calls: number) => {
   return runtime.runPromise(Effect.gen(function*() {
     const sessions = yield* Session.Sessions
     const view = yield* sessions.create({
+      id: `bench-${sessionsMade++}`,
       workspace,
       level: "execute",
       rules: [{ id: "bench-noop", action: "mcp", resource: "noop", effect: "allow" }]

@@ -10,6 +10,7 @@
  */
 import { Evidence } from "@steward/governance-rules"
 import * as Schema from "effect/Schema"
+import * as EventTypeShape from "./internal/eventType.js"
 
 /**
  * The event types the harness writes.
@@ -60,7 +61,10 @@ export type KnownType = typeof types[number]
  * @since 0.1.0
  * @category schemas
  */
-export const EventType = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/), Schema.maxLength(64))
+export const EventType = Schema.String.pipe(
+  Schema.pattern(EventTypeShape.pattern),
+  Schema.maxLength(EventTypeShape.maxLength)
+)
 
 /**
  * An event to append (the store assigns `seq` and `at`).

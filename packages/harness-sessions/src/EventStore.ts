@@ -107,6 +107,11 @@ export class EventStore extends Context.Tag("@steward/harness-sessions/EventStor
     session: string,
     options?: ReadOptions
   ) => Effect.Effect<ReadonlyArray<Event.SessionEvent>, HarnessError.HarnessError>
+  /** Every stored step result of one run, by step index (one query; what a re-driven run reuses). */
+  readonly steps: (
+    session: string,
+    run: string
+  ) => Effect.Effect<ReadonlyMap<number, unknown>, HarnessError.HarnessError>
   /** A step's stored result, if that step was committed. */
   readonly step: (
     session: string,

@@ -240,26 +240,34 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
     const nextRun = (id: string, events: ReadonlyArray<Event.SessionEvent>) =>
       `${id}.r${Transcript.runs(events).length + 1}`
 
-    const show = (id: string) =>
-      Effect.map(load(id), ({ events, meta, row }): SessionView => ({
-        id,
-        createdAt: row.createdAt,
-        workspace: meta.workspace,
-        level: meta.level,
-        events: row.lastSeq,
-        runs: Transcript.runs(events),
-        goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
-        remembered: meta.remembered,
-        pending: Transcript.pending(events),
-        host: meta.host
-      }))
+    const view = (id: string, { events, meta, row }: Runner.Snapshot): SessionView => ({
+      id,
+      createdAt: row.createdAt,
+      workspace: meta.workspace,
+      level: meta.level,
+      events: row.lastSeq,
+      runs: Transcript.runs(events),
+      goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
+      remembered: meta.remembered,
+      pending: Transcript.pending(events),
+      host: meta.host
+    })
+    const show = (id: string) => Effect.map(load(id), (snapshot) => view(id, snapshot))
 
     return Sessions.of({
       create: Effect.fn("Session.create")(function*(create: CreateOptions) {
         const meta = yield* Meta.initial(create)
         yield* engineFor(meta)
-        const id = create.id ?? (yield* Meta.newId)
-        yield* store.create(id, meta)
+        if (create.id !== undefined) {
+          yield* store.create(create.id, meta)
+          return yield* show(create.id)
+        }
+        // A generated id carries the second and four random hex digits: a host creating many
+        // sessions a second can draw one twice, so a taken id is drawn again.
+        const id = yield* Meta.newId.pipe(
+          Effect.tap((id) => store.create(id, meta)),
+          Effect.retry({ times: 8, while: (e) => e.code === "INVALID_INPUT" })
+        )
         return yield* show(id)
       }),
       run: Effect.fn("Session.run")(function*(id: string, prompt: string, runOptions: RunOptions = {}) {
@@ -269,21 +277,19 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
           ...(runOptions.unattended === undefined ? {} : { unattended: runOptions.unattended }),
           parent: runOptions.parent
         })
-        const meta = yield* settleDangling(id)
-        if (Option.isSome(reflexes) && meta.lastSubject !== null) {
-          yield* reflexes.value.reply(prompt, meta.lastSubject).pipe(Effect.ignore)
+        const snapshot = yield* settleDangling(id)
+        if (Option.isSome(reflexes) && snapshot.meta.lastSubject !== null) {
+          yield* reflexes.value.reply(prompt, snapshot.meta.lastSubject).pipe(Effect.ignore)
         }
-        const { events } = yield* load(id)
         const input: RunInput = { prompt, trigger: "person", goal, plan: runOptions.plan === true, approved: null }
-        return yield* execute(id, nextRun(id, events), input, runOptions.abort, null)
+        return yield* execute(id, nextRun(id, snapshot.events), input, runOptions.abort, null, snapshot)
       }),
       reopen: Effect.fn("Session.reopen")(function*(id: string) {
-        yield* settleDangling(id)
-        return yield* show(id)
+        return view(id, yield* settleDangling(id))
       }),
       resume: Effect.fn("Session.resume")(function*(id: string, resumeOptions = {}) {
-        const { events } = yield* load(id)
-        const open = Transcript.runs(events).filter((r) => r.status === null).at(-1)
+        const snapshot = yield* load(id)
+        const open = Transcript.runs(snapshot.events).filter((r) => r.status === null).at(-1)
         if (open === undefined) {
           return yield* new HarnessError({ code: "RUN_NOT_FOUND", message: `session ${id} has no open run` })
         }
@@ -295,11 +301,11 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
           plan: s["plan"] === true,
           approved: (s["approved"] ?? null) as RunInput["approved"]
         }
-        return yield* execute(id, open.run, input, resumeOptions.abort, null)
+        return yield* execute(id, open.run, input, resumeOptions.abort, null, snapshot)
       }),
       approve: Effect.fn("Session.approve")(function*(id: string, callId: string, approveOptions = {}) {
-        const meta = yield* settleDangling(id)
-        const { events } = yield* load(id)
+        const snapshot = yield* settleDangling(id)
+        const { events, meta } = snapshot
         const call = Transcript.pending(events).find((p) => p.callId === callId)
         if (call === undefined) {
           return yield* new HarnessError({
@@ -331,7 +337,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
             ...(rule === null ? {} : { remembered: rule.id })
           }
         }
-        const outcome = yield* execute(id, nextRun(id, events), input, undefined, rule)
+        const outcome = yield* execute(id, nextRun(id, events), input, undefined, rule, snapshot)
         return { ...outcome, callId, remembered: rule }
       }),
       show: (id) => show(id),

@@ -65,6 +65,29 @@ const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>,
         assert.strictEqual(dup.code, "INVALID_INPUT")
       }).pipe(Effect.provide(layer())))
 
+    it.effect("steps reads every stored step result of one run at once", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("a", {})
+        for (
+          const [run, index, result] of [["r1", 0, { a: 1 }], ["r1", 1, null], ["r2", 0, "x"], ["r1", 2, [2]]] as const
+        ) {
+          yield* store.commit("a", { events: [Event.make(run, "message", {})], step: { run, index, result } })
+        }
+        assert.deepStrictEqual([...(yield* store.steps("a", "r1"))].sort(([x], [y]) => x - y), [[0, { a: 1 }], [
+          1,
+          null
+        ], [
+          2,
+          [2]
+        ]])
+        assert.deepStrictEqual([...(yield* store.steps("a", "r2"))], [[0, "x"]])
+        assert.strictEqual((yield* store.steps("a", "r3")).size, 0)
+        const bad = yield* Effect.flip(store.commit("a", { events: [Event.make("r1", "Bad Type", {})] }))
+        assert.strictEqual(bad.code, "INVALID_INPUT")
+        assert.strictEqual((yield* store.get("a")).lastSeq, 4)
+      }).pipe(Effect.provide(layer())))
+
     it.live("follow replays the stored events and then tails new commits in order", () =>
       Effect.gen(function*() {
         const store = yield* EventStore.EventStore

@@ -115,3 +115,49 @@ describe("Session: asks, approvals and the reviewer", () => {
       script({ toolCalls: [{ name: "shell", input: { command: "touch x.txt" } }] }, { text: "ok" })
     ))))
 })
+
+describe("Session: the harness's baseline rules", () => {
+  it.effect("todo_write and ask_user are allowed by the baseline below autonomous; a session rule still wins", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
+      yield* sessions.run(id, "Plan the work")
+      const calls = (yield* events(id)).filter(([t]) => t === "tool.call").map(([, d]) => [
+        d.tool,
+        d.decision,
+        d.citation.ruleId
+      ])
+      assert.deepStrictEqual(calls, [["todo_write", "allow", "harness.todo_write"], [
+        "ask_user",
+        "allow",
+        "harness.ask_user"
+      ]])
+
+      const strict = yield* sessions.create({
+        workspace: workspace(),
+        level: "assist",
+        rules: [{ id: "no-questions", action: "mcp", resource: "ask_user", effect: "deny" }]
+      })
+      yield* sessions.run(strict.id, "Plan the work")
+      const refused = (yield* events(strict.id)).filter(([t]) => t === "tool.refused").map(([, d]) => [
+        d.tool,
+        d.citation.ruleId
+      ])
+      assert.deepStrictEqual(refused, [["ask_user", "no-questions"]])
+    }).pipe(Effect.provide(layer(script(
+      {
+        toolCalls: [
+          { name: "todo_write", input: { todos: [{ content: "read the code", status: "in_progress" }] } },
+          { name: "ask_user", input: { question: "Which module first?" } }
+        ]
+      },
+      { text: "Planned." },
+      {
+        toolCalls: [
+          { name: "todo_write", input: { todos: [{ content: "read the code", status: "in_progress" }] } },
+          { name: "ask_user", input: { question: "Which module first?" } }
+        ]
+      },
+      { text: "Planned without asking." }
+    )))))
+})

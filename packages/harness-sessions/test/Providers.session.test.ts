@@ -6,7 +6,7 @@
  */
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Either, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -81,4 +81,44 @@ describe("Providers under the run loop", () => {
         assert.include(messages, "The notes say: ship on Friday.")
       }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
   }
+})
+
+describe("Providers under the run loop: the compiled prompt", () => {
+  const answer: ReadonlyArray<Wire.ScriptedTurn> = [{ text: "Hello.", usage: { input: 10, cachedInput: 0, output: 2 } }]
+  const run = (c: typeof cases[number], server: Wire.WireServer) =>
+    Effect.gen(function*() {
+      const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-prov-prompt-")))
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace, level: "execute" })
+      return yield* sessions.run(id, "Say hello")
+    }).pipe(
+      Effect.provide(
+        Session.layer({ tools: [Tools.read] }).pipe(
+          Layer.provideMerge(Layer.mergeAll(EventStore.layerMemory, Providers.layer(c.spec), NodeContext.layer)),
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      ),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(c.env(server.baseUrl)))))
+    )
+  const prefix = PromptCompiler.makeCompiler().pipe(Either.getOrThrow).prefix
+
+  it.scoped("anthropic: the stable prefix is its own system block with a cache breakpoint, the workspace after it", () =>
+    Effect.gen(function*() {
+      const server = yield* Wire.start(answer, Wire.anthropicMessage)
+      yield* run(cases[1], server)
+      const system = server.received[0]!.body.system as ReadonlyArray<any>
+      assert.deepStrictEqual(system.map((b) => b.cache_control ?? null), [{ type: "ephemeral" }, null])
+      assert.strictEqual(system[0].text, prefix)
+      assert.include(system[1].text, "Autonomy level: execute")
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+
+  it.scoped("openai: the stable prefix leads the input unchanged, the workspace part after it", () =>
+    Effect.gen(function*() {
+      const server = yield* Wire.start(answer, Wire.openAiResponse)
+      yield* run(cases[0], server)
+      const input = server.received[0]!.body.input as ReadonlyArray<any>
+      assert.deepStrictEqual(input.slice(0, 2).map((m) => m.role), ["system", "system"])
+      assert.strictEqual(input[0].content, prefix)
+      assert.include(input[1].content, "Autonomy level: execute")
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 })

@@ -169,3 +169,14 @@ describe("Session: cost budgets", () => {
       { modelName: "scripted" }
     ))))
 })
+
+describe("Session: ids", () => {
+  it.effect("sessions created in the same second get distinct generated ids (a drawn id that is taken is drawn again)", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const ws = workspace()
+      // The test clock stands still: every id carries the same second.
+      const ids = yield* Effect.forEach(Array.from({ length: 600 }), () => sessions.create({ workspace: ws }))
+      assert.strictEqual(new Set(ids.map((v) => v.id)).size, 600)
+    }).pipe(Effect.provide(layer(script({ text: "unused" })))))
+})

@@ -16,6 +16,7 @@ import * as Event from "../Event.js"
 import * as Goal from "../Goal.js"
 import { type HarnessError } from "../HarnessError.js"
 import * as WorkSlice from "../WorkSlice.js"
+import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import { continuation, type Ctx, settle, type Settled, step } from "./step.js"
 import * as TurnEnd from "./turnEnd.js"
@@ -40,13 +41,19 @@ const withHandler = (tools: Record<string, AiTool.Any>): AiToolkit.WithHandler<R
   handle: () => Effect.die("the harness resolves tool calls itself")
 })
 
-const toolkitOf = (ctx: Ctx, goal: boolean) => {
-  const tools: Array<AiTool.Any> = ctx.tools.map((t) =>
+const toolkitOf = (of: Ctx["tools"], goal: boolean) => {
+  const tools: Array<AiTool.Any> = of.map((t) =>
     AiTool.make(t.name, { description: t.description, parameters: t.input.fields, success: Schema.String })
   )
   if (goal) tools.push(Goal.getGoalTool, Goal.updateGoalTool)
   return withHandler(AiToolkit.make(...tools).tools)
 }
+
+/** The toolkits the model is told about, built once per toolkit (not per model call). */
+export const toolkits = (tools: Ctx["tools"]): Ctx["toolkits"] => ({
+  agent: toolkitOf(tools, false),
+  goal: toolkitOf(tools, true)
+})
 
 const usageOf = (
   usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; cachedInputTokens?: number | undefined }
@@ -65,11 +72,11 @@ const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
       const n = state.modelCalls + 1
       const request = tools
         ? ctx.model.generateText({
-          prompt: state.messages,
-          toolkit: toolkitOf(ctx, state.goal?.status === "active"),
+          prompt: RunState.conversation(state),
+          toolkit: state.goal?.status === "active" ? ctx.toolkits.goal : ctx.toolkits.agent,
           disableToolCallResolution: true
         })
-        : ctx.model.generateText({ prompt: state.messages })
+        : ctx.model.generateText({ prompt: RunState.conversation(state) })
       const response = yield* Effect.either(request as Effect.Effect<LanguageModel.GenerateTextResponse<any>, unknown>)
       const now = yield* Clock.currentTimeMillis
       if (response._tag === "Left") {
@@ -139,13 +146,7 @@ export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled
         return yield* settle(ctx, state, { status: "failed", code: "MODEL_FAILED", reason: reply.error })
       }
       account(ctx, state, reply.usage)
-      state.messages.push({
-        role: "assistant",
-        content: [
-          ...(reply.text === "" ? [] : [{ type: "text" as const, text: reply.text }]),
-          ...reply.calls.map((c) => ({ type: "tool-call" as const, id: c.id, name: c.name, params: c.params }))
-        ]
-      })
+      RunState.say(state, Messages.assistant(reply.text, reply.calls))
       if (reply.text !== "") state.lastText = reply.text
       if (reply.calls.length === 0) {
         const next = yield* TurnEnd.replyEnded(ctx, state, reply.text)

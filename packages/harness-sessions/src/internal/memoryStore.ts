@@ -5,16 +5,18 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import { SessionEvent } from "../Event.js"
+import type { SessionEvent } from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Rows from "./rows.js"
 
 interface Session {
   readonly id: string
   readonly createdAt: number
   meta: unknown
   readonly events: Array<SessionEvent>
-  readonly steps: Map<string, unknown>
+  /** Step results by run, then by step index. */
+  readonly steps: Map<string, Map<number, unknown>>
   readonly revisions: Array<EventStore.Revision>
 }
 
@@ -53,10 +55,14 @@ export const make = Effect.gen(function*() {
     list: Effect.sync(() => [...sessions.values()].map(row)),
     commit: (id, commit) =>
       lock.withPermits(1)(Effect.gen(function*() {
+        yield* Rows.checkInputs(commit.events)
         const s = yield* find(id)
-        const key = commit.step === undefined ? undefined : `${commit.step.run}#${commit.step.index}`
-        if (key !== undefined && s.steps.has(key)) {
-          return yield* new HarnessError({ code: "STORE_FAILED", message: `step ${key} is already committed` })
+        const step = commit.step
+        if (step !== undefined && s.steps.get(step.run)?.has(step.index) === true) {
+          return yield* new HarnessError({
+            code: "STORE_FAILED",
+            message: `step ${step.run}#${step.index} is already committed`
+          })
         }
         if (commit.revision !== undefined && commit.revision.revision !== s.revisions.length + 1) {
           return yield* new HarnessError({
@@ -65,18 +71,13 @@ export const make = Effect.gen(function*() {
           })
         }
         const at = commit.at ?? (yield* Clock.currentTimeMillis)
-        const written = commit.events.map((e, i) =>
-          new SessionEvent({
-            session: id,
-            seq: s.events.length + i + 1,
-            at,
-            run: e.run,
-            type: e.type,
-            data: clone(e.data)
-          })
-        )
+        const written = commit.events.map((e, i) => Rows.written(id, s.events.length + i + 1, at, e, clone(e.data)))
         s.events.push(...written)
-        if (key !== undefined) s.steps.set(key, clone(commit.step!.result))
+        if (step !== undefined) {
+          const ofRun = s.steps.get(step.run) ?? new Map<number, unknown>()
+          ofRun.set(step.index, clone(step.result))
+          s.steps.set(step.run, ofRun)
+        }
         if (commit.revision !== undefined) {
           s.revisions.push({ ...commit.revision, record: clone(commit.revision.record) })
         }
@@ -91,10 +92,11 @@ export const make = Effect.gen(function*() {
         if (from < 0) return []
         return s.events.slice(from, options.limit === undefined ? undefined : from + options.limit)
       }),
+    steps: (id, run) => Effect.map(find(id), (s) => new Map(s.steps.get(run) ?? [])),
     step: (id, run, index) =>
       Effect.map(find(id), (s) => {
-        const key = `${run}#${index}`
-        return s.steps.has(key) ? Option.some(s.steps.get(key)) : Option.none()
+        const ofRun = s.steps.get(run)
+        return ofRun?.has(index) === true ? Option.some(ofRun.get(index)) : Option.none()
       }),
     revisions: (id) => Effect.map(find(id), (s) => [...s.revisions]),
     subscribe: PubSub.subscribe(hub)

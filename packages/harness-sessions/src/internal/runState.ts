@@ -2,7 +2,7 @@
  * The run loop's state. Everything in it is derived from step results, so re-driving a run from
  * its stored steps rebuilds exactly the same state.
  */
-import type * as Prompt from "@effect/ai/Prompt"
+import * as Prompt from "@effect/ai/Prompt"
 import { Progress } from "@steward/governance-rules"
 import { createHash } from "node:crypto"
 import type * as Budget from "../Budget.js"
@@ -40,7 +40,8 @@ export interface RunState {
   readonly session: string
   readonly run: string
   readonly prompt: string
-  readonly messages: Array<Prompt.MessageEncoded>
+  /** The conversation so far, each message decoded once (see `say`). */
+  readonly messages: Array<Prompt.Message>
   step: number
   startedAt: number
   now: number
@@ -94,6 +95,17 @@ export const make = (session: string, run: string, prompt: string): RunState => 
   wrappedUp: false,
   goal: undefined
 })
+
+/**
+ * Append messages to the conversation (built by `./messages.ts`), so a model call sends the
+ * conversation as a built `Prompt` instead of having the whole history decoded again per call.
+ */
+export const say = (state: RunState, ...messages: ReadonlyArray<Prompt.Message>): void => {
+  state.messages.push(...messages)
+}
+
+/** The conversation as the model receives it. */
+export const conversation = (state: RunState): Prompt.Prompt => Prompt.fromMessages([...state.messages])
 
 const digest = (text: string): string => `sha256:${createHash("sha256").update(text).digest("hex")}`
 

@@ -13,15 +13,17 @@ import type * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { createHash } from "node:crypto"
 import * as Event from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import * as Goal from "../Goal.js"
 import { HarnessError } from "../HarnessError.js"
 import * as History from "../History.js"
-import type * as PromptCompiler from "../PromptCompiler.js"
-import type * as Tools from "../Tools.js"
+import * as PromptCompiler from "../PromptCompiler.js"
+import * as Tools from "../Tools.js"
 import * as WorkSlice from "../WorkSlice.js"
 import * as Loop from "./loop.js"
+import * as Messages from "./messages.js"
 import * as Meta from "./meta.js"
 import * as RunState from "./runState.js"
 import { type Ctx, settle } from "./step.js"
@@ -57,7 +59,17 @@ export interface RunInput {
   readonly approved: Parameters<typeof ToolRound.approvedCall>[2] | null
 }
 
+/** A session as one read of the store left it: its row, its decoded meta, its events. */
+export interface Snapshot {
+  readonly row: EventStore.SessionRow
+  readonly meta: Meta.Meta
+  readonly events: ReadonlyArray<Event.SessionEvent>
+}
+
 const invalid = (message: string) => new HarnessError({ code: "INVALID_INPUT", message })
+
+// Compiled engines by the digest of what they are compiled from (level, workspace, home, rules).
+const ENGINES = 64
 
 /** The runner over an environment. */
 export const make = (env: Env) => {
@@ -77,21 +89,37 @@ export const make = (env: Env) => {
     store,
     tools
   } = env
+  // The policy is compiled once per distinct rule set, not per run or per call: the key is the
+  // digest of the level, the workspace, the home and the rules in order, so a rule saved by
+  // approve-and-remember (a new rule set) compiles a new engine and the old one stays valid for it.
+  const engines = new Map<string, Policy.Engine>()
+  const toolkits = Loop.toolkits(tools)
   const engineFor = (meta: Meta.Meta, remembered = meta.remembered) =>
-    Policy.make({
-      level: meta.level,
-      workspace: meta.workspace,
-      home,
-      rules: [...meta.rules, ...remembered].map((r) => Rule.make(r))
-    }).pipe(
-      Effect.provideService(ShellParser.ShellParser, parser),
-      Effect.mapError((e) => invalid(`session rules: ${e.message}`))
-    )
+    Effect.suspend(() => {
+      // The harness's own baseline first, so a session's rules (last match wins) still decide.
+      const rules = [...Tools.baselineRules, ...meta.rules, ...remembered]
+      const key = createHash("sha256").update(JSON.stringify([meta.level, meta.workspace, home, rules])).digest("hex")
+      const cached = engines.get(key)
+      if (cached !== undefined) {
+        engines.delete(key)
+        engines.set(key, cached)
+        return Effect.succeed(cached)
+      }
+      return Policy.make({ level: meta.level, workspace: meta.workspace, home, rules: rules.map((r) => Rule.make(r)) })
+        .pipe(
+          Effect.provideService(ShellParser.ShellParser, parser),
+          Effect.mapError((e) => invalid(`session rules: ${e.message}`)),
+          Effect.tap((engine) => {
+            engines.set(key, engine)
+            if (engines.size > ENGINES) engines.delete(engines.keys().next().value!)
+          })
+        )
+    })
   const hooksFor = (meta: Meta.Meta) =>
     Hooks.make([...Hooks.builtins(meta.workspace, home), ...(env.hooks ?? [])]).pipe(
       Effect.provide(Evidence.layerMemory)
     )
-  const load = (id: string) =>
+  const load = (id: string): Effect.Effect<Snapshot, HarnessError> =>
     Effect.gen(function*() {
       const row = yield* store.get(id)
       const meta = yield* Meta.decode(row.meta)
@@ -106,6 +134,7 @@ export const make = (env: Env) => {
     chain: History.Chain,
     engine: Policy.Engine,
     hooks: Hooks.Hooks["Type"],
+    stored: ReadonlyMap<number, unknown>,
     extra: {
       readonly plan: boolean
       readonly abort: Deferred.Deferred<void> | undefined
@@ -126,6 +155,8 @@ export const make = (env: Env) => {
     gate: { session: id, workspace: meta.workspace, hooks, responder, reviewer: meta.reviewer, executor },
     hooks,
     engine,
+    toolkits,
+    stored,
     reflexes,
     slice: WorkSlice.resolve(meta.workSlice, Option.getOrUndefined(sliceEnv)),
     budget: meta.budget,
@@ -134,16 +165,20 @@ export const make = (env: Env) => {
     abort: extra.abort
   })
 
-  // Settle the runs a killed process left open: a checkpoint from their events, one transition each.
-  const settleDangling = (id: string) =>
+  // Settle the runs a killed process left open: a checkpoint from their events, one transition
+  // each. Returns the session as it is afterwards (the settles appended), so callers read once.
+  const settleDangling = (id: string, loaded?: Snapshot): Effect.Effect<Snapshot, HarnessError> =>
     Effect.gen(function*() {
-      const { events, meta } = yield* load(id)
-      const open = Transcript.runs(events).filter((r) => r.status === null)
-      if (open.length === 0) return meta
+      const snapshot = loaded ?? (yield* load(id))
+      const { meta, row } = snapshot
+      const open = Transcript.runs(snapshot.events).filter((r) => r.status === null)
+      if (open.length === 0) return snapshot
+      const events = [...snapshot.events]
       const chain = History.Chain.from(events, yield* store.revisions(id))
       const paused = meta.goal !== null && meta.goal.status === "active"
         ? { ...meta.goal, status: "paused" }
         : meta.goal
+      const next: Meta.Meta = { ...meta, goal: paused }
       for (const r of open) {
         const state = RunState.make(id, r.run, r.prompt)
         const evidence = Transcript.evidence(events, r.run)
@@ -177,12 +212,13 @@ export const make = (env: Env) => {
           code: "aborted",
           events: written
         }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
-        const stored = yield* store.commit(id, { events: written, revision, at, meta: { ...meta, goal: paused } })
+        const stored = yield* store.commit(id, { events: written, revision, at, meta: next })
+        events.push(...stored)
         chain.absorb(stored)
         chain.revision = revision.revision
         chain.receipt = revision.digest
       }
-      return { ...meta, goal: paused }
+      return { row: { ...row, meta: next, lastSeq: events.at(-1)?.seq ?? row.lastSeq }, meta: next, events }
     })
 
   const execute = (
@@ -190,11 +226,14 @@ export const make = (env: Env) => {
     run: string,
     input: RunInput,
     abort: Deferred.Deferred<void> | undefined,
-    newRule: Rule.RuleInput | null
+    newRule: Rule.RuleInput | null,
+    snapshot: Snapshot
   ) =>
     Effect.gen(function*() {
-      const { events, meta } = yield* load(id)
+      const { events, meta } = snapshot
       const chain = History.Chain.from(events, yield* store.revisions(id))
+      // The steps a killed process already committed for this run, read once (a replay reuses them).
+      const stored = yield* store.steps(id, run)
       const before = yield* engineFor(meta)
       const remembered = newRule === null ? meta.remembered : [...meta.remembered, newRule]
       const engine = newRule === null ? before : yield* engineFor(meta, remembered)
@@ -210,17 +249,17 @@ export const make = (env: Env) => {
       const chosen = tier !== null && env.tiers?.[tier.tier] !== undefined && tier.acts
         ? env.tiers[tier.tier]!
         : model
-      const ctx = ctxFor(id, run, meta, chain, engine, hooks, { plan: input.plan, abort, model: chosen })
+      const ctx = ctxFor(id, run, meta, chain, engine, hooks, stored, { plan: input.plan, abort, model: chosen })
       const compiled = yield* compiler.compile([
         { name: "workspace", text: `Workspace: ${meta.workspace}\nAutonomy level: ${meta.level}` },
         ...(input.goal === null ? [] : [{ name: "goal", text: Goal.wrapObjective(input.goal.objective) }])
       ])
       const state = RunState.make(id, run, input.prompt)
-      state.messages.push({ role: "system", content: compiled.text })
-      if (previous?.checkpoint) {
-        state.messages.push({ role: "user", content: Loop.previousContext(previous.checkpoint) })
-      }
-      if (input.approved === null) state.messages.push({ role: "user", content: input.prompt })
+      // The stable prefix as its own system message (a provider cache breakpoint), the request-time
+      // part after it.
+      RunState.say(state, ...Messages.decode(PromptCompiler.systemMessages(compiled)))
+      if (previous?.checkpoint) RunState.say(state, Messages.user(Loop.previousContext(previous.checkpoint)))
+      if (input.approved === null) RunState.say(state, Messages.user(input.prompt))
       const nextMeta = {
         ...meta,
         remembered,
@@ -250,7 +289,7 @@ export const make = (env: Env) => {
       if (input.goal !== null) state.goal = Loop.goalState(input.goal, started)
       if (input.approved !== null) {
         const text = yield* ToolRound.approvedCall(ctx, state, input.approved, before)
-        state.messages.push({ role: "user", content: `${input.prompt}\n\n${text}` })
+        RunState.say(state, Messages.user(`${input.prompt}\n\n${text}`))
       }
       const settled = yield* Loop.drive(ctx, state).pipe(
         Effect.onInterrupt(() =>

@@ -10,9 +10,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
-import { SessionEvent } from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Rows from "./rows.js"
 
 /** The embedded migrations. */
 export const migrations = Migrator.fromRecord({
@@ -69,13 +69,6 @@ const SessionRow = Schema.Struct({
   meta: Schema.parseJson(),
   last_seq: Schema.Number
 })
-const EventRow = Schema.Struct({
-  seq: Schema.Number,
-  at: DbInteger,
-  run: Schema.NullOr(Schema.String),
-  type: Schema.String,
-  data: Schema.parseJson()
-})
 const RevisionRow = Schema.Struct({
   revision: Schema.Number,
   digest: Schema.String,
@@ -83,7 +76,6 @@ const RevisionRow = Schema.Struct({
   payload: Schema.parseJson()
 })
 const decodeSessions = Schema.decodeUnknown(Schema.Array(SessionRow))
-const decodeEvents = Schema.decodeUnknown(Schema.Array(EventRow))
 const decodeRevisions = Schema.decodeUnknown(Schema.Array(RevisionRow))
 
 // Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
@@ -131,62 +123,58 @@ export const make = Effect.gen(function*() {
       Effect.map((rows) => rows.map(toRow)),
       Effect.mapError(failed("listing sessions"))
     ),
+    // Every event is checked before the transaction starts: a bad one writes nothing.
     commit: (id, commit) =>
-      Effect.gen(function*() {
-        const at = commit.at ?? (yield* Clock.currentTimeMillis)
-        const n = commit.events.length
-        const bumped = yield* (commit.meta === undefined
-          ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
-          : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
-            json(commit.meta)
-          } WHERE id = ${id} RETURNING last_seq`)
-        const last = bumped[0]?.["last_seq"]
-        if (typeof last !== "number") {
-          return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
-        }
-        const first = last - n + 1
-        const rows = commit.events.map((e, i) => ({
-          session: id,
-          seq: first + i,
-          at,
-          run: e.run,
-          type: e.type,
-          data: json(e.data)
-        }))
-        for (let i = 0; i < rows.length; i += BATCH) {
-          yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
-        }
-        if (commit.step !== undefined) {
-          const { index, result, run } = commit.step
-          yield* sql`INSERT INTO harness_steps (session, run, idx, result)
-            VALUES (${id}, ${run}, ${index}, ${json(result)})`
-        }
-        if (commit.revision !== undefined) {
-          const r = commit.revision
-          const top = yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
-          if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
-            return yield* new HarnessError({
-              code: "STORE_FAILED",
-              message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
-            })
+      Effect.zipRight(
+        Rows.checkInputs(commit.events),
+        Effect.gen(function*() {
+          const at = commit.at ?? (yield* Clock.currentTimeMillis)
+          const n = commit.events.length
+          const data = commit.events.map((e) => json(e.data))
+          const bumped = yield* (commit.meta === undefined
+            ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
+            : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+              json(commit.meta)
+            } WHERE id = ${id} RETURNING last_seq`)
+          const last = bumped[0]?.["last_seq"]
+          if (typeof last !== "number") {
+            return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
           }
-          yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
-            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
-        }
-        return rows.map((r) =>
-          new SessionEvent({
+          const first = last - n + 1
+          const rows = commit.events.map((e, i) => ({
             session: id,
-            seq: r.seq,
+            seq: first + i,
             at,
-            run: r.run,
-            type: r.type,
-            data: JSON.parse(r.data) as unknown
-          })
+            run: e.run,
+            type: e.type,
+            data: data[i]!
+          }))
+          for (let i = 0; i < rows.length; i += BATCH) {
+            yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
+          }
+          if (commit.step !== undefined) {
+            const { index, result, run } = commit.step
+            yield* sql`INSERT INTO harness_steps (session, run, idx, result)
+            VALUES (${id}, ${run}, ${index}, ${json(result)})`
+          }
+          if (commit.revision !== undefined) {
+            const r = commit.revision
+            const top = yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
+            if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
+              return yield* new HarnessError({
+                code: "STORE_FAILED",
+                message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
+              })
+            }
+            yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
+            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
+          }
+          return commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
+        }).pipe(
+          sql.withTransaction,
+          Effect.catchTag("SqlError", (error) => Effect.fail(failed("commit")(error))),
+          Effect.tap(() => PubSub.publish(hub, id))
         )
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", (error) => Effect.fail(failed("commit")(error))),
-        Effect.tap(() => PubSub.publish(hub, id))
       ),
     read: (id, options = {}) =>
       Effect.gen(function*() {
@@ -196,14 +184,16 @@ export const make = Effect.gen(function*() {
               WHERE session = ${id} AND seq > ${after} ORDER BY seq`
           : sql`SELECT seq, at, run, type, data FROM harness_events
               WHERE session = ${id} AND seq > ${after} ORDER BY seq LIMIT ${options.limit}`).pipe(
-            Effect.flatMap(decodeEvents),
             Effect.mapError(failed("reading events"))
           )
         if (rows.length === 0) yield* find(id)
-        return rows.map((r) =>
-          new SessionEvent({ session: id, seq: r.seq, at: r.at, run: r.run, type: r.type, data: r.data })
-        )
+        return yield* Rows.decodeAll(id, rows)
       }),
+    steps: (id, run) =>
+      sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run}`.pipe(
+        Effect.mapError(failed("reading steps")),
+        Effect.map((rows) => new Map(rows.map((r) => [Number(r["idx"]), JSON.parse(String(r["result"])) as unknown])))
+      ),
     step: (id, run, index) =>
       sql`SELECT result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
         Effect.mapError(failed("reading a step")),

@@ -5,6 +5,8 @@
  * which is how a killed run is re-driven without repeating work or events.
  */
 import type * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as AiTool from "@effect/ai/Tool"
+import type * as AiToolkit from "@effect/ai/Toolkit"
 import { AlgalRuntime } from "@steward/algal-runtime"
 import type { Hooks, Policy } from "@steward/governance-rules"
 import type { Reflexes } from "@steward/reflex-core"
@@ -12,7 +14,7 @@ import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import type * as Budget from "../Budget.js"
 import * as Event from "../Event.js"
 import type * as EventStore from "../EventStore.js"
@@ -21,6 +23,7 @@ import type { HarnessError } from "../HarnessError.js"
 import * as History from "../History.js"
 import type * as WorkSlice from "../WorkSlice.js"
 import type * as Chokepoint from "./chokepoint.js"
+import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import type { ToolLike } from "./toolShape.js"
 
@@ -41,6 +44,13 @@ export interface Ctx {
   readonly gate: Omit<Chokepoint.Env, "run" | "engine">
   readonly hooks: Hooks.Hooks["Type"]
   readonly engine: Policy.Engine
+  /** The toolkits the model is told about: the run's tools, and with the goal tools. */
+  readonly toolkits: {
+    readonly agent: AiToolkit.WithHandler<Record<string, AiTool.Any>>
+    readonly goal: AiToolkit.WithHandler<Record<string, AiTool.Any>>
+  }
+  /** The steps of this run committed before this process drove it (read once at its start). */
+  readonly stored: ReadonlyMap<number, unknown>
   readonly reflexes: Option.Option<Reflexes.Reflexes["Type"]>
   readonly slice: WorkSlice.Resolved
   readonly budget: Budget.Config | undefined
@@ -67,8 +77,7 @@ export const step = <A>(
 ): Effect.Effect<A, HarnessError> =>
   Effect.gen(function*() {
     const index = state.step++
-    const stored = yield* ctx.store.step(ctx.session, ctx.run, index)
-    if (Option.isSome(stored)) return stored.value as A
+    if (ctx.stored.has(index)) return ctx.stored.get(index) as A
     const out = yield* compute
     const at = yield* Clock.currentTimeMillis
     const revision = out.transition === undefined ? undefined : yield* History.transition(ctx.chain, {
@@ -170,5 +179,5 @@ export const continuation = (
       transition: { kind: "continue" as const, status: input.cause }
     }))
   )).pipe(Effect.tap(() => {
-    if (input.prompt !== undefined) state.messages.push({ role: "user", content: input.prompt })
+    if (input.prompt !== undefined) RunState.say(state, Messages.user(input.prompt))
   }))

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as Event from "../Event.js"
 import { HarnessError } from "../HarnessError.js"
 import * as Chokepoint from "./chokepoint.js"
+import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import { type Ctx, step } from "./step.js"
 import type { ToolResult } from "./toolShape.js"
@@ -63,24 +64,14 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
     })
   )
 
-const toolMessage = (call: Call, output: string, failure: boolean) => ({
-  role: "tool" as const,
-  content: [{
-    type: "tool-result" as const,
-    id: call.id,
-    name: call.name,
-    isFailure: failure,
-    result: output,
-    providerExecuted: false
-  }]
-})
+const toolMessage = Messages.toolResult
 
 /** One tool call: decode, decide, execute or refuse; the result message for the model. */
 export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
   Effect.gen(function*() {
     if (call.name === "get_goal" || call.name === "update_goal") {
       const output = yield* TurnEnd.goalTool(ctx, state, call)
-      state.messages.push(toolMessage(call, output, false))
+      RunState.say(state, toolMessage(call, output, false))
       return
     }
     const tool = ctx.tools.find((t) => t.name === call.name)
@@ -99,7 +90,7 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
           result: null
         })
       )
-      state.messages.push(toolMessage(call, output, true))
+      RunState.say(state, toolMessage(call, output, true))
       return
     }
     const input = decoded.right
@@ -137,12 +128,12 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
         state.turnPending = true
         state.slice.blocked = true
       }
-      state.messages.push(toolMessage(call, Chokepoint.refusalText(outcome), true))
+      RunState.say(state, toolMessage(call, Chokepoint.refusalText(outcome), true))
       return
     }
     const result = yield* execute(ctx, state, call, input, outcome)
     RunState.recordTool(state, call.name, input, result)
-    state.messages.push(toolMessage(call, result.output, !result.ok))
+    RunState.say(state, toolMessage(call, result.output, !result.ok))
   })
 
 /** A call a person approved after it was refused: decided again with the late answer, then run. */
