@@ -52,3 +52,23 @@ export const databaseUrl = Options.redacted("database-url").pipe(
  * @category options
  */
 export const global = { stateDir, json, databaseUrl } as const
+
+/**
+ * The value of a global option in raw argv (`--name VALUE` or `--name=VALUE`, the last one before
+ * any `--`): read before the grammar runs, so every command sees the same database and state
+ * directory whatever its own options are.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const valueIn = (argv: ReadonlyArray<string>, name: string): string | undefined => {
+  const args = argv.slice(2)
+  const end = args.indexOf("--")
+  const before = end === -1 ? args : args.slice(0, end)
+  let value: string | undefined
+  before.forEach((arg, index) => {
+    if (arg === `--${name}`) value = before[index + 1]
+    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
+  })
+  return value
+}

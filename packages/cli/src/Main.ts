@@ -8,12 +8,15 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Cli from "./Cli.js"
 import { CommandFailure, type ExitCode, NegativeResult } from "./CliError.js"
 import * as ErrorCodes from "./ErrorCodes.js"
+import * as GlobalOptions from "./GlobalOptions.js"
 import * as HostDatabase from "./HostDatabase.js"
 import * as PlatformText from "./PlatformText.js"
+import * as StateDir from "./StateDir.js"
 
 /**
  * Whether the raw arguments ask for JSON output (`--json` before any `--`). Read from argv
@@ -35,17 +38,8 @@ export const wantsJson = (argv: ReadonlyArray<string>): boolean => {
  * @since 0.1.0
  * @category utils
  */
-export const databaseUrlFlag = (argv: ReadonlyArray<string>): string | undefined => {
-  const args = argv.slice(2)
-  const end = args.indexOf("--")
-  const before = end === -1 ? args : args.slice(0, end)
-  let value: string | undefined
-  before.forEach((arg, index) => {
-    if (arg === "--database-url") value = before[index + 1]
-    else if (arg.startsWith("--database-url=")) value = arg.slice("--database-url=".length)
-  })
-  return value
-}
+export const databaseUrlFlag = (argv: ReadonlyArray<string>): string | undefined =>
+  GlobalOptions.valueIn(argv, "database-url")
 
 // Every area's code is mapped onto the one vocabulary here; the area's own code stays as `reason`.
 const renderFailure = (json: boolean, failure: CommandFailure): Effect.Effect<void> => {
@@ -81,10 +75,12 @@ export const main = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const json = wantsJson(argv)
     const databaseUrl = databaseUrlFlag(argv)
+    const stateDir = StateDir.stateDirFlag(argv)
     const outcome = yield* Cli.run(argv).pipe(
       databaseUrl === undefined
         ? (effect) => effect
         : Effect.provideService(HostDatabase.DatabaseUrlFlag, Redacted.make(databaseUrl)),
+      Option.isNone(stateDir) ? (effect) => effect : Effect.provideService(StateDir.StateDirFlag, stateDir.value),
       Effect.sandbox,
       Effect.either
     )

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { cannotRun, type CommandFailure } from "./CliError.js"
+import * as GlobalOptions from "./GlobalOptions.js"
 
 /**
  * Where the path came from, for `doctor`.
@@ -121,3 +122,22 @@ export const layer = (flag: Option.Option<string>) => Layer.effect(StateDir, ope
 
 const describeSource = (source: StateDirSource): string =>
   source === "flag" ? "--state-dir" : source === "env" ? "$STEWARD_STATE_DIR" : "the default ./.steward"
+
+/**
+ * The `--state-dir` flag, when the command line carried one. `Main` provides it so code that only
+ * needs the state directory's config (the audit area, which works on a project folder) can find
+ * it without every verb passing it along.
+ *
+ * @since 0.1.0
+ * @category flags
+ */
+export class StateDirFlag extends Context.Tag("@steward/cli/StateDirFlag")<StateDirFlag, string>() {}
+
+/**
+ * Read `--state-dir` from argv (before any `--`), as `Main` does for `--database-url`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const stateDirFlag = (argv: ReadonlyArray<string>): Option.Option<string> =>
+  Option.fromNullable(GlobalOptions.valueIn(argv, "state-dir"))
