@@ -86,7 +86,8 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "db": ["steward db copy --to postgres://steward@db.internal:5432/steward"],
   "db copy": [
     "steward db copy --to postgres://steward@db.internal:5432/steward",
-    "steward db copy --to postgres://steward@db.internal:5432/steward --merge --json"
+    "steward db copy --to postgres://steward@db.internal:5432/steward --merge --json",
+    "steward db copy --to postgres://steward@db.internal:5432/steward --audit-project ~/src/shop-api"
   ],
   "demo": ["steward demo", "steward demo --json --state-dir /tmp"],
   "session": ["steward session run 'fix the flaky test' --model openai:gpt-5", "steward session list"],

@@ -152,6 +152,127 @@ describe.skipIf(skip !== undefined)(`steward db copy (PostgreSQL) ${skip ?? ""}`
   )
 })
 
+const auditFixtures = path.resolve(import.meta.dirname, "../../audit-state/test/fixtures")
+
+/** An audit project (folder `name`) holding the minimal harness state, imported into its SQLite store. */
+const auditProject = (name: string) =>
+  Effect.gen(function*() {
+    const project = path.join(tempDir(), name)
+    fs.mkdirSync(project)
+    const file = path.join(project, "state.json")
+    fs.copyFileSync(path.join(auditFixtures, "state/harness-minimal.json"), file)
+    const run = yield* runCli(["audit", "--project", project, "import-state", file, "--json"])
+    assert.strictEqual(run.exitCode, 0, run.stderr)
+    return project
+  })
+
+describe.skipIf(skip !== undefined)(`steward db copy of the demo's state (PostgreSQL) ${skip ?? ""}`, () => {
+  it.live(
+    "the demo's state and an audit project move into PostgreSQL; the CLI reads the same status, certificates, sessions and audit next there",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const demo = yield* runCli(["demo", "--json", "--state-dir", tempDir()])
+        assert.strictEqual(demo.exitCode, 0, demo.stderr)
+        const state: string = demo.json().stateDir
+        const project = yield* auditProject("shop-api")
+        const url = yield* SqlBackends.freshPostgresDatabase()
+
+        const copied = yield* runCli([
+          "db",
+          "copy",
+          "--to",
+          url,
+          "--audit-project",
+          project,
+          "--json",
+          "--state-dir",
+          state
+        ])
+        assert.strictEqual(copied.exitCode, 0, copied.stderr)
+        const report = copied.json()
+        assert.strictEqual(report.outcome, "copied")
+        assert.isTrue(report.tables.every((t: any) => t.verified))
+        assert.isTrue(report.tables.some((t: any) => t.table === "harness_events" && t.rows > 0))
+        assert.lengthOf(report.audit, 1)
+        assert.deepInclude(report.audit[0], { schema: "steward_audit_shop_api", outcome: "copied", chain: "intact" })
+
+        // read back: the same answers from the team database as from the local state
+        const same = (args: ReadonlyArray<string>) =>
+          Effect.gen(function*() {
+            const local = yield* runCli([...args, "--json", "--state-dir", state])
+            const shared = yield* withDatabaseUrl(url, runCli([...args, "--json", "--state-dir", tempDir()]))
+            assert.strictEqual(local.exitCode, 0, local.stderr)
+            assert.strictEqual(shared.exitCode, 0, shared.stderr)
+            assert.deepStrictEqual(shared.json(), local.json(), args.join(" "))
+            return shared.json()
+          })
+        const status = yield* same(["reflex", "status"])
+        const settle = status.find((r: any) => r.reflex === "settle")
+        assert.isNotNull(settle.heads.find((h: any) => h.head === "unfinished").certificate, "the certificate moved")
+        yield* same(["session", "list"])
+        const next = yield* same(["audit", "--project", project, "next"])
+        assert.strictEqual(next.decision.kind, "run-auditor")
+
+        // copying again is a no-op, the audit project included
+        const again = yield* runCli([
+          "db",
+          "copy",
+          "--to",
+          url,
+          "--audit-project",
+          project,
+          "--json",
+          "--state-dir",
+          state
+        ])
+        assert.strictEqual(again.exitCode, 0, again.stderr)
+        assert.strictEqual(again.json().outcome, "already-copied")
+        assert.strictEqual(again.json().audit[0].outcome, "already-copied")
+      })),
+    { timeout: 400_000 }
+  )
+
+  it.live("two audit projects share one database, each in its own schema; a key can be given by name", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const url = yield* SqlBackends.freshPostgresDatabase()
+      const first = yield* auditProject("billing")
+      const second = path.join(tempDir(), "billing-checkout")
+      fs.mkdirSync(second)
+      const inFirst = yield* withDatabaseUrl(url, runCli(["audit", "--project", first, "init", "--json"]))
+      assert.strictEqual(inFirst.exitCode, 0, inFirst.stderr)
+      assert.include(inFirst.json().database, "schema steward_audit_billing")
+      const inSecond = yield* withDatabaseUrl(url, runCli(["audit", "--project", second, "init", "--json"]))
+      assert.include(inSecond.json().database, "schema steward_audit_billing_checkout")
+      // a checkout whose folder name differs names the team's key
+      const elsewhere = path.join(tempDir(), "my-clone")
+      fs.mkdirSync(elsewhere)
+      const before = process.env.STEWARD_AUDIT_PROJECT
+      process.env.STEWARD_AUDIT_PROJECT = "billing"
+      // a fresh clone renders the shared state's views (a team commits them; here it has none yet)
+      const viaKey = yield* withDatabaseUrl(
+        url,
+        Effect.zipRight(
+          runCli(["audit", "--project", elsewhere, "render-views", "--json"]),
+          runCli(["audit", "--project", elsewhere, "status", "--json"])
+        )
+      ).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (before === undefined) delete process.env.STEWARD_AUDIT_PROJECT
+          else process.env.STEWARD_AUDIT_PROJECT = before
+        }))
+      )
+      assert.strictEqual(viaKey.exitCode, 0, viaKey.stderr)
+      assert.strictEqual(viaKey.json().state_revision, inFirst.json().state_revision)
+      const missing = yield* withDatabaseUrl(
+        url,
+        runCli(["audit", "--project", path.join(tempDir(), "nobody"), "status", "--json"])
+      )
+      assert.strictEqual(missing.exitCode, 2)
+      assert.include(missing.errorJson().error.message, "schema steward_audit_nobody")
+      assert.notInclude(missing.stderr, "password")
+    })), { timeout: 120_000 })
+})
+
 describe.skipIf(skip !== undefined)(`database selection (PostgreSQL) ${skip ?? ""}`, () => {
   it.live(
     "--database-url beats $STEWARD_DATABASE_URL beats config.json; doctor names the database and each store",

@@ -11,6 +11,7 @@ import { AuditError, Project, State, Views } from "@steward/audit-state"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as AuditDatabase from "../../AuditDatabase.js"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import { common, opt, resolveProject } from "./options.js"
@@ -40,7 +41,11 @@ export const init = Command.make(
           yield* Project.renderViews(p, doc)
           yield* Output.result(
             json,
-            { project: p.project, database: p.database, state_revision: doc.state_revision },
+            {
+              project: p.project,
+              database: AuditDatabase.display(yield* AuditDatabase.locate(p)),
+              state_revision: doc.state_revision
+            },
             (r) => `initialised an empty audit state in ${r.database} (state revision ${r.state_revision})`
           )
         }))

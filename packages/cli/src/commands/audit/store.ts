@@ -10,7 +10,7 @@ import { AuditError, AuditStore, Project } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { cannotRun, type CommandFailure, type NegativeResult, refused } from "../../CliError.js"
-import * as HostSql from "../../HostSql.js"
+import * as AuditDatabase from "../../AuditDatabase.js"
 
 const EXIT_2: ReadonlySet<string> = new Set(["invalid-input", "io", "storage"])
 
@@ -23,13 +23,16 @@ const EXIT_2: ReadonlySet<string> = new Set(["invalid-input", "io", "storage"])
 export const toCli = (error: AuditError.AuditError, exit2: ReadonlySet<string> = EXIT_2): CommandFailure =>
   exit2.has(error.code) ? cannotRun(error.code, error.message) : refused(error.code, error.message)
 
-const storeLayer = (p: Project.ProjectPaths): Layer.Layer<AuditStore.AuditStore, CommandFailure> =>
+const storeLayer = (location: AuditDatabase.AuditLocation): Layer.Layer<AuditStore.AuditStore, CommandFailure> =>
   AuditStore.layerSql.pipe(
-    Layer.provide(HostSql.layerFile(p.database)),
+    Layer.provide(AuditDatabase.layer(location)),
     Layer.mapError((e) => e instanceof AuditError.AuditError ? toCli(e) : e)
   )
 
-/** Run `f` with the project's store. `create`: make `audit/` and the database if missing. */
+/**
+ * Run `f` with the project's store: its SQLite file, or its schema when the host names a
+ * PostgreSQL database (ADR 0601). `create`: make `audit/` and the store if missing.
+ */
 export const withStore = <A>(
   p: Project.ProjectPaths,
   create: boolean,
@@ -39,25 +42,27 @@ export const withStore = <A>(
 ): Effect.Effect<A, CommandFailure | NegativeResult, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
+    const location = yield* AuditDatabase.locate(p)
+    const where = AuditDatabase.display(location)
     if (create) {
       yield* fs.makeDirectory(p.audit, { recursive: true }).pipe(
         Effect.mapError((e) => cannotRun("io", `cannot create ${p.audit}: ${e.message}`))
       )
-    } else if (!(yield* fs.exists(p.database).pipe(Effect.orElseSucceed(() => false)))) {
+    } else if (!(yield* AuditDatabase.exists(location))) {
       return yield* Effect.fail(
         cannotRun(
           "not-found",
-          `no audit state at ${p.database} — run \`steward audit init\` or \`steward audit import-state FILE\` in ${p.project}`
+          `no audit state at ${where} — run \`steward audit init\` or \`steward audit import-state FILE\` in ${p.project}`
         )
       )
     }
     return yield* Effect.flatMap(AuditStore.AuditStore, f).pipe(
-      Effect.provide(storeLayer(p)),
+      Effect.provide(storeLayer(location)),
       Effect.catchAllDefect((defect) =>
         Effect.fail(
           cannotRun(
             "storage",
-            `cannot open ${p.database}: ${defect instanceof Error ? defect.message : String(defect)}`
+            `cannot open ${where}: ${defect instanceof Error ? defect.message : String(defect)}`
           )
         )
       )
