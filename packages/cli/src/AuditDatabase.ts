@@ -9,7 +9,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Project from "@steward/audit-state/Project"
+import type * as Project from "@steward/audit-state/Project"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -136,7 +136,9 @@ export const exists = (location: AuditLocation) =>
     : Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql<{ readonly one: number }>`SELECT 1 AS one FROM information_schema.tables
         WHERE table_schema = ${location.schema} AND table_name = 'audit_state_head'`).pipe(
-        Effect.map((rows) => rows.length > 0),
+        Effect.map((rows) =>
+          rows.length > 0
+        ),
         Effect.mapError(databaseError(location, "cannot read")),
         Effect.provide(postgresClient(location.url)),
         Effect.scoped

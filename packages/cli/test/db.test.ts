@@ -232,45 +232,49 @@ describe.skipIf(skip !== undefined)(`steward db copy of the demo's state (Postgr
     { timeout: 400_000 }
   )
 
-  it.live("two audit projects share one database, each in its own schema; a key can be given by name", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const url = yield* SqlBackends.freshPostgresDatabase()
-      const first = yield* auditProject("billing")
-      const second = path.join(tempDir(), "billing-checkout")
-      fs.mkdirSync(second)
-      const inFirst = yield* withDatabaseUrl(url, runCli(["audit", "--project", first, "init", "--json"]))
-      assert.strictEqual(inFirst.exitCode, 0, inFirst.stderr)
-      assert.include(inFirst.json().database, "schema steward_audit_billing")
-      const inSecond = yield* withDatabaseUrl(url, runCli(["audit", "--project", second, "init", "--json"]))
-      assert.include(inSecond.json().database, "schema steward_audit_billing_checkout")
-      // a checkout whose folder name differs names the team's key
-      const elsewhere = path.join(tempDir(), "my-clone")
-      fs.mkdirSync(elsewhere)
-      const before = process.env.STEWARD_AUDIT_PROJECT
-      process.env.STEWARD_AUDIT_PROJECT = "billing"
-      // a fresh clone renders the shared state's views (a team commits them; here it has none yet)
-      const viaKey = yield* withDatabaseUrl(
-        url,
-        Effect.zipRight(
-          runCli(["audit", "--project", elsewhere, "render-views", "--json"]),
-          runCli(["audit", "--project", elsewhere, "status", "--json"])
+  it.live(
+    "two audit projects share one database, each in its own schema; a key can be given by name",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const url = yield* SqlBackends.freshPostgresDatabase()
+        const first = yield* auditProject("billing")
+        const second = path.join(tempDir(), "billing-checkout")
+        fs.mkdirSync(second)
+        const inFirst = yield* withDatabaseUrl(url, runCli(["audit", "--project", first, "init", "--json"]))
+        assert.strictEqual(inFirst.exitCode, 0, inFirst.stderr)
+        assert.include(inFirst.json().database, "schema steward_audit_billing")
+        const inSecond = yield* withDatabaseUrl(url, runCli(["audit", "--project", second, "init", "--json"]))
+        assert.include(inSecond.json().database, "schema steward_audit_billing_checkout")
+        // a checkout whose folder name differs names the team's key
+        const elsewhere = path.join(tempDir(), "my-clone")
+        fs.mkdirSync(elsewhere)
+        const before = process.env.STEWARD_AUDIT_PROJECT
+        process.env.STEWARD_AUDIT_PROJECT = "billing"
+        // a fresh clone renders the shared state's views (a team commits them; here it has none yet)
+        const viaKey = yield* withDatabaseUrl(
+          url,
+          Effect.zipRight(
+            runCli(["audit", "--project", elsewhere, "render-views", "--json"]),
+            runCli(["audit", "--project", elsewhere, "status", "--json"])
+          )
+        ).pipe(
+          Effect.ensuring(Effect.sync(() => {
+            if (before === undefined) delete process.env.STEWARD_AUDIT_PROJECT
+            else process.env.STEWARD_AUDIT_PROJECT = before
+          }))
         )
-      ).pipe(
-        Effect.ensuring(Effect.sync(() => {
-          if (before === undefined) delete process.env.STEWARD_AUDIT_PROJECT
-          else process.env.STEWARD_AUDIT_PROJECT = before
-        }))
-      )
-      assert.strictEqual(viaKey.exitCode, 0, viaKey.stderr)
-      assert.strictEqual(viaKey.json().state_revision, inFirst.json().state_revision)
-      const missing = yield* withDatabaseUrl(
-        url,
-        runCli(["audit", "--project", path.join(tempDir(), "nobody"), "status", "--json"])
-      )
-      assert.strictEqual(missing.exitCode, 2)
-      assert.include(missing.errorJson().error.message, "schema steward_audit_nobody")
-      assert.notInclude(missing.stderr, "password")
-    })), { timeout: 120_000 })
+        assert.strictEqual(viaKey.exitCode, 0, viaKey.stderr)
+        assert.strictEqual(viaKey.json().state_revision, inFirst.json().state_revision)
+        const missing = yield* withDatabaseUrl(
+          url,
+          runCli(["audit", "--project", path.join(tempDir(), "nobody"), "status", "--json"])
+        )
+        assert.strictEqual(missing.exitCode, 2)
+        assert.include(missing.errorJson().error.message, "schema steward_audit_nobody")
+        assert.notInclude(missing.stderr, "password")
+      })),
+    { timeout: 120_000 }
+  )
 })
 
 describe.skipIf(skip !== undefined)(`database selection (PostgreSQL) ${skip ?? ""}`, () => {

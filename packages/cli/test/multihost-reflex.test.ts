@@ -173,7 +173,7 @@ for (const backend of SqlBackends.all) {
 
             const stored = yield* shared.rows
 
-            assert.sameMembers(stored.obs, observations, "no observation lost or duplicated")
+            assert.sameMembers([...stored.obs], observations, "no observation lost or duplicated")
             const keys = stored.labels.map((l) => `${l.observation}/${l.head}`)
             assert.strictEqual(new Set(keys).size, keys.length, "one label row per observation and head")
             assert.sameMembers(

@@ -9,8 +9,8 @@ import type * as Path from "@effect/platform/Path"
 import { AuditError, AuditStore, Project } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { cannotRun, type CommandFailure, type NegativeResult, refused } from "../../CliError.js"
 import * as AuditDatabase from "../../AuditDatabase.js"
+import { cannotRun, type CommandFailure, type NegativeResult, refused } from "../../CliError.js"
 
 const EXIT_2: ReadonlySet<string> = new Set(["invalid-input", "io", "storage"])
 
