@@ -35,7 +35,6 @@ import * as GlobalOptions from "../../GlobalOptions.js"
 import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
-import { engineLayer } from "../reflex/index.js"
 import * as Render from "./render.js"
 
 const exit1 = new Set<string>(["VERIFY_FAILED", "GOAL_REFUSED"])
@@ -65,6 +64,10 @@ const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string;
   return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(FetchHttpClient.layer))
 }
 
+/** The reflex engine of the state directory, its module loaded only when a verb needs it. */
+const reflexEngine = (stateDir: Option.Option<string>) =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../reflex/index.js")), (m) => m.engineLayer(stateDir)))
+
 /** Open the state directory and run `body` with the sessions service for the session's model. */
 const withSessions = <A, E, R>(
   stateDir: Option.Option<string>,
@@ -79,7 +82,10 @@ const withSessions = <A, E, R>(
     const store = Context.get(base, EventStore.EventStore)
     const chosen = yield* spec(store)
     const events = chosen.session === undefined ? [] : yield* store.read(chosen.session)
-    const reflexes = yield* Layer.build(engineLayer(stateDir)).pipe(Effect.option)
+    // Read-only verbs never consult a reflex: they neither load nor build the reflex engine (start-up).
+    const reflexes = spec === readOnly
+      ? Option.none()
+      : yield* Layer.build(reflexEngine(stateDir)).pipe(Effect.option)
     const deps = Layer.mergeAll(
       Layer.succeedContext(base),
       modelLayer(chosen.model, events),
