@@ -39,6 +39,11 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "audit init": ["steward audit init --project ../service"],
   "audit status": ["steward audit status --json"],
   "audit next": ["steward audit next --dry-run"],
+  "audit loop": [
+    "steward audit loop --script audit-sessions.jsonl",
+    "steward audit loop --step --model anthropic:claude-sonnet-4 --project ../service",
+    "steward audit loop --max-sessions 3 --model openai:gpt-5 --json"
+  ],
   "audit set-status": ["steward audit set-status F-001 planned --expect-revision 4"],
   "audit record-fix": ["steward audit record-fix F-001 --session S-12 --plan RP-001"],
   "audit record-verdict": ["steward audit record-verdict F-001 --verdict closed --session S-13"],

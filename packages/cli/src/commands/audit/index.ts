@@ -7,6 +7,7 @@
 import * as Command from "@effect/cli/Command"
 import { dispatch } from "./dispatch.js"
 import { exportState, importState, init, renderViewsCommand } from "./lifecycle.js"
+import { loop } from "./loop.js"
 import { doctor, recover, unlock } from "./maintenance.js"
 import { audit } from "./options.js"
 import { dashboard, lint, metrics, next, status } from "./read.js"
@@ -43,6 +44,7 @@ export const command = audit.pipe(
     init,
     status,
     next,
+    loop,
     setStatus,
     recordFix,
     recordVerdict,

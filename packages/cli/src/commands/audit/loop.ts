@@ -1,0 +1,382 @@
+/**
+ * `steward audit loop [--step] [--max-sessions N] (--script FILE | --model PROVIDER:MODEL)`:
+ * xcheck's main job. Under the project's lease, each `next` that names a session opens a dispatch,
+ * runs the session as a governed harness session whose only writes are the audit verbs (see
+ * `tools.ts`), and finishes the dispatch with the session's outcome — until the next decision
+ * needs the person (printed with what they must decide; exit 0), `--step` ran its one session,
+ * `--max-sessions` is reached, or sessions stop making progress. A session that fails exits 1.
+ *
+ * A scripted model (`--script`) is JSONL of harness turns, each tagged with the `role` whose
+ * sessions it answers; a later `loop` resumes each role's script where the stored sessions left it.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import { type AuditStore, Decision, type Project, State } from "@steward/audit-state"
+import { EventStore, Goal, HarnessError, Providers, ScriptedModel, Session, Tools } from "@steward/harness-sessions"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import { randomBytes } from "node:crypto"
+import * as nodePath from "node:path"
+import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
+import * as GlobalOptions from "../../GlobalOptions.js"
+import * as HostSql from "../../HostSql.js"
+import * as Output from "../../Output.js"
+import * as StateDir from "../../StateDir.js"
+import * as Lease from "./lease.js"
+import { LOOP_EXECUTABLE } from "./maintenance.js"
+import { resolveProject } from "./options.js"
+import { statusPayload } from "./read.js"
+import { withStore } from "./store.js"
+import * as AuditTools from "./tools.js"
+
+const harnessFailure = (e: HarnessError.HarnessError): CommandFailure => cannotRun(e.code, e.message)
+
+/** The loop's model: a role-tagged script, or a real provider. */
+type ModelChoice =
+  | { readonly _tag: "Script"; readonly file: string; readonly byRole: Readonly<Record<string, string>> }
+  | { readonly _tag: "Model"; readonly spec: string }
+
+/** Split a loop script into one harness script per role (each line names its `role`). */
+const parseScript = (text: string, file: string): Either.Either<Readonly<Record<string, string>>, CommandFailure> => {
+  const byRole: Record<string, Array<string>> = {}
+  const lines = text.split(/\r?\n/)
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim()
+    if (line === "" || line.startsWith("//")) continue
+    let json: unknown
+    try {
+      json = JSON.parse(line)
+    } catch (error) {
+      return Either.left(cannotRun("invalid-input", `${file}:${i + 1}: not JSON (${(error as Error).message})`))
+    }
+    const role = typeof json === "object" && json !== null ? (json as { role?: unknown }).role : undefined
+    if (typeof role !== "string" || !Object.hasOwn(ROLES, role)) {
+      return Either.left(
+        cannotRun(
+          "invalid-input",
+          `${file}:${i + 1}: each turn names the role it answers (role: ${Object.keys(ROLES).join(", ")})`
+        )
+      )
+    }
+    const { role: _role, ...turn } = json as Record<string, unknown>
+    ;(byRole[role] ??= []).push(JSON.stringify(turn))
+  }
+  if (Object.keys(byRole).length === 0) {
+    return Either.left(cannotRun("invalid-input", `${file}: the script has no turns`))
+  }
+  return Either.right(Object.fromEntries(Object.entries(byRole).map(([r, l]) => [r, l.join("\n")])))
+}
+
+// The roles a loop dispatches (the Planner's work is a Markdown plan: the person's, see `stopFor`).
+const ROLES = { Auditor: 1, Remediator: 1, Verifier: 1 } as const
+
+/** How many agent turns earlier loop sessions of `role` on this project used (script offsets). */
+const usedTurns = (store: EventStore.EventStore["Type"], project: string, role: string) =>
+  Effect.gen(function*() {
+    let used = 0
+    for (const row of yield* store.list) {
+      const audit = (row.meta as { host?: { audit?: { project?: string; role?: string } } }).host?.audit
+      if (audit?.project !== project || audit.role !== role) continue
+      const events = yield* store.read(row.id)
+      used += events.filter((e) => e.type === "model.call" && (e.data as { for?: string }).for !== "checker").length
+    }
+    return used
+  })
+
+const modelLayer = (choice: ModelChoice, role: string, offset: number) =>
+  choice._tag === "Model"
+    ? Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(choice.spec)), Layer.provide(FetchHttpClient.layer))
+    : choice.byRole[role] === undefined
+    ? Layer.fail(
+      new HarnessError.HarnessError({ code: "INVALID_INPUT", message: `${choice.file} has no turns for the ${role}` })
+    )
+    : ScriptedModel.layerFromText(choice.byRole[role], { agent: offset }, `${choice.file} (${role})`)
+
+/** The prompt of a dispatched session. */
+const promptFor = (role: string, charter: string, session: string, decision: Decision.Decision): string =>
+  decision.kind === "run-construal"
+    ? Decision.construalPrompt(role, charter, String((decision.detail as ReadonlyArray<string>)[3]))
+    : [
+      `You are the ${role} of this audit (xcheck's protocol). Your dispatch is session ${session}.`,
+      `Your charter: <<<CHARTER>>>${charter}<<<END CHARTER>>>`,
+      "Read the state with audit_status and the material with read. You change the audit only through the",
+      "audit_* tools; a refused verb tells you why. When your charter is done, say what you did and stop."
+    ].join("\n")
+
+/** Map a harness settle to a dispatch outcome. */
+const dispatchOutcome = (o: Session.RunOutcome): string =>
+  o.status === "completed"
+    ? "ok"
+    : o.status === "failed"
+    ? o.code === "MODEL_FAILED" ? "provider-error" : "crash"
+    : o.code === "aborted"
+    ? "cancelled"
+    : o.code === "needs_person"
+    ? "blocked"
+    : "stalled"
+
+/** What the person must decide at a gate, and the command they type. */
+const stopFor = (d: Decision.Decision): string => {
+  const ids = Array.isArray(d.detail) ? (d.detail as ReadonlyArray<string>) : []
+  switch (d.kind) {
+    case "stop-triage":
+      return [
+        `the person triages ${ids.join(", ")}: for each, \`steward audit set-status ID accepted\``,
+        "(or rejected, or deferred), then runs `steward audit loop` again"
+      ].join(" ")
+    case "run-planner":
+      return "the audit has no plan: write audit/AUDIT.md and run `steward audit migrate`, or queue passes " +
+        "(`steward audit update-catalog`, `steward audit queue-pass`), then run `steward audit loop` again"
+    case "done":
+    case "done-deferred-debt":
+      return "nothing to decide: the audit is complete"
+    default:
+      return "the person decides as the line above says, then runs `steward audit loop` again"
+  }
+}
+
+interface SessionLine {
+  readonly n: number
+  readonly role: string
+  readonly charter: string
+  readonly dispatch: string
+  readonly session: string
+  readonly status: string
+  readonly code: string | null
+  readonly revision: readonly [number, number]
+}
+
+/** Run one dispatched session and finish its dispatch. */
+const runSession = (
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  events: Context.Context<EventStore.EventStore>,
+  choice: ModelChoice,
+  lease: string,
+  decision: Decision.Decision,
+  revision: number
+) =>
+  Effect.gen(function*() {
+    const rc = Decision.roleAndCharter(decision)
+    const construal = decision.kind === "run-construal" ? (decision.detail as ReadonlyArray<string>) : undefined
+    const role = rc?.role ?? construal![0]!
+    const charter = rc?.charter ?? construal![1]!
+    const modelName = choice._tag === "Model" ? choice.spec : `script:${choice.file}`
+    const dispatch = randomBytes(8).toString("hex")
+    const prompt = promptFor(role, charter, dispatch, decision)
+    yield* store.openDispatch({
+      role,
+      executable: LOOP_EXECUTABLE,
+      charter,
+      prompt,
+      sessionId: dispatch,
+      agentModel: modelName,
+      provider: choice._tag === "Model" ? choice.spec.split(":")[0] : "scripted"
+    }).pipe(Effect.catchAll((e) => Effect.fail(cannotRun(e.code, e.message))))
+    const offset = yield* usedTurns(Context.get(events, EventStore.EventStore), p.project, role)
+    const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    const tools = [...AuditTools.make({ p, store, lease, session: dispatch, platform }), Tools.read]
+    const outcome = yield* Effect.scoped(Effect.gen(function*() {
+      const ctx = yield* Layer.build(
+        Session.layer({ tools, modelName }).pipe(
+          Layer.provide(Layer.mergeAll(Layer.succeedContext(events), modelLayer(choice, role, offset)))
+        )
+      )
+      const sessions = Context.get(ctx, Session.Sessions)
+      const created = yield* sessions.create({
+        workspace: p.project,
+        level: "assist",
+        rules: AuditTools.rules(role),
+        host: { model: modelName, audit: { project: p.project, role, dispatch } }
+      })
+      return yield* sessions.run(created.id, prompt, { unattended: true })
+    })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? harnessFailure(e) : e))
+    const finished = yield* store.finishDispatch({
+      sessionId: dispatch,
+      outcome: dispatchOutcome(outcome),
+      exitStatus: outcome.status === "completed" ? 0 : 1,
+      note: `harness session ${outcome.session} run ${outcome.run} settled ${outcome.status}${
+        outcome.code === null ? "" : `{${outcome.code}}`
+      }`
+    }).pipe(Effect.catchAll((e) => Effect.fail(cannotRun(e.code, e.message))))
+    return {
+      outcome,
+      line: {
+        n: 0,
+        role,
+        charter,
+        dispatch,
+        session: outcome.session,
+        status: outcome.status,
+        code: outcome.code,
+        revision: [revision, finished.revision] as const
+      }
+    }
+  })
+
+const renderLine = (l: SessionLine): string =>
+  `session ${l.n}: ${l.role} (${l.charter}) — dispatch ${l.dispatch}, harness session ${l.session} settled ${l.status}${
+    l.code === null ? "" : `{${l.code}}`
+  }; state revision ${l.revision[0]} -> ${l.revision[1]}`
+
+/** A loop-control number from orchestrator.conf (`max_sessions`, `loop_progress_limit`). */
+const confNumber = (p: Project.ProjectPaths, key: string, fallback: number) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(p.conf).pipe(Effect.orElseSucceed(() => ""))
+    const m = new RegExp(`^\\s*${key}\\s*[=:]\\s*(\\S+)`, "m").exec(text.replace(/#.*$/gm, ""))
+    if (m === null) return fallback
+    if (!/^\d+$/.test(m[1]!)) {
+      return yield* cannotRun("invalid-input", `orchestrator.conf: ${key} must be a whole number, found '${m[1]}'`)
+    }
+    return Number(m[1])
+  })
+
+interface LoopArgs {
+  readonly json: boolean
+  readonly stateDir: Option.Option<string>
+  readonly project: Option.Option<string>
+  readonly step: boolean
+  readonly maxSessions: Option.Option<number>
+  readonly choice: ModelChoice
+}
+
+const loopBody = (a: LoopArgs) =>
+  Effect.gen(function*() {
+    const p = yield* resolveProject(a.project)
+    const maxSessions = Option.getOrUndefined(a.maxSessions) ?? (yield* confNumber(p, "max_sessions", 20))
+    const progressLimit = yield* confNumber(p, "loop_progress_limit", 2)
+    const state = yield* StateDir.open(a.stateDir)
+    return yield* withStore(p, false, (store) =>
+      Effect.scoped(Effect.gen(function*() {
+        const lease = yield* Effect.acquireRelease(Lease.acquire(p, "orchestrator"), (nonce) => Lease.release(p, nonce))
+        const ttl = yield* Lease.leaseTtl(p)
+        yield* Effect.forkScoped(
+          Lease.beat(p).pipe(
+            Effect.ignore,
+            Effect.repeat(Schedule.spaced(`${Math.max(10, Math.floor(ttl / 3))} seconds`))
+          )
+        )
+        const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
+        const lines: Array<SessionLine> = []
+        let stall = 0
+        let last: { readonly kind: string; readonly digest: string } | undefined
+        while (true) {
+          const { decision, doc } = yield* statusPayload(p, store)
+          const runnable = decision.kind.startsWith("run-") && decision.kind !== "run-planner"
+          const stop = (reason: string, detail: string, failed = false) =>
+            Effect.succeed({
+              sessions: lines,
+              stop: reason,
+              detail,
+              failed,
+              decision,
+              state_revision: doc.state_revision
+            })
+          if (!runnable) {
+            yield* store.recordGate(decision, { dryRun: false })
+            return yield* stop(Decision.describe(decision), stopFor(decision))
+          }
+          if (lines.length >= maxSessions) {
+            return yield* stop(
+              `stop: max_sessions=${maxSessions} reached (cost cap)`,
+              `the next decision is ${Decision.describe(decision)}`
+            )
+          }
+          if (lines.length > 0 && a.step) {
+            return yield* stop(
+              `step: one session ran; next: ${Decision.describe(decision)}`,
+              "run `steward audit loop` to continue"
+            )
+          }
+          const digest = State.progressDigest(doc)
+          stall = last === undefined ? 0 : last.digest === digest && last.kind === decision.kind ? stall + 1 : 0
+          if (progressLimit > 0 && stall >= progressLimit) {
+            return yield* stop(
+              `stop: no progress — ${stall} session(s) in a row left the state unchanged on ${decision.kind}`,
+              "the person looks at the sessions (`steward session show ID`) before running the loop again"
+            )
+          }
+          last = { kind: decision.kind, digest }
+          yield* Output.progress(a.json, `running ${decision.kind} (${lines.length + 1}/${maxSessions})…`)
+          const ran = yield* runSession(p, store, base, a.choice, lease, decision, doc.state_revision)
+          const line = { ...ran.line, n: lines.length + 1 }
+          lines.push(line)
+          if (!a.json) yield* Console.log(renderLine(line))
+          if (ran.outcome.status === "failed") {
+            return yield* stop(
+              `stop: ${line.role} session failed (${ran.outcome.code}): ${ran.outcome.reason ?? "no reason given"}`,
+              `\`steward session show ${line.session}\` has its transcript`,
+              true
+            )
+          }
+        }
+      })).pipe(Effect.catchTag("HarnessError", (e) => Effect.fail(harnessFailure(e)))))
+  })
+
+/** @internal */
+export const loop = Command.make(
+  "loop",
+  {
+    ...GlobalOptions.global,
+    project: Options.text("project").pipe(
+      Options.withPseudoName("DIR"),
+      Options.withDescription("The audited project (holds audit/); default: the current directory"),
+      Options.optional
+    ),
+    step: Options.boolean("step").pipe(Options.withDescription("Run one session, print the next decision, stop")),
+    maxSessions: Options.integer("max-sessions").pipe(
+      Options.withDescription("Stop after N sessions (default: max_sessions in orchestrator.conf, else 20)"),
+      Options.optional
+    ),
+    script: Options.file("script", { exists: "yes" }).pipe(
+      Options.withDescription("A scripted model: JSONL harness turns, each with the role it answers"),
+      Options.optional
+    ),
+    model: Options.text("model").pipe(
+      Options.withDescription("A real model: openai:MODEL or anthropic:MODEL (key from the environment)"),
+      Options.optional
+    )
+  },
+  (a) =>
+    Effect.gen(function*() {
+      if (Option.isSome(a.script) === Option.isSome(a.model)) {
+        return yield* cannotRun("usage", "give exactly one of --script FILE or --model PROVIDER:MODEL")
+      }
+      const max = Option.getOrUndefined(a.maxSessions)
+      if (max !== undefined && (max < 0 || max > 10000)) {
+        return yield* cannotRun("usage", `--max-sessions must be between 0 and 10000, got ${max}`, {
+          option: "--max-sessions"
+        })
+      }
+      let choice: ModelChoice
+      if (Option.isSome(a.model)) {
+        yield* Effect.mapError(Providers.parseSpec(a.model.value), harnessFailure)
+        choice = { _tag: "Model", spec: a.model.value }
+      } else {
+        const file = nodePath.resolve(Option.getOrThrow(a.script))
+        const fs = yield* FileSystem.FileSystem
+        const text = yield* fs.readFileString(file).pipe(
+          Effect.mapError((e) => cannotRun("io", `cannot read ${file}: ${e.message}`))
+        )
+        const byRole = yield* parseScript(text, file)
+        for (const [role, turns] of Object.entries(byRole)) {
+          yield* Effect.mapError(ScriptedModel.parse(turns, `${file} (${role})`), harnessFailure)
+        }
+        choice = { _tag: "Script", file, byRole }
+      }
+      const result = yield* loopBody({ ...a, choice })
+      yield* Output.result(a.json, result, (r) => [r.stop, r.detail].join("\n"))
+      if (result.failed) return yield* new NegativeResult({ reason: result.stop })
+    })
+).pipe(Command.withDescription("Run next's sessions as governed harness sessions until the person must decide"))
