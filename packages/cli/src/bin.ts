@@ -1,22 +1,42 @@
 #!/usr/bin/env node
 /**
- * The `steward` executable: runs `Main.main` with the Node platform, sets the exit code, and turns
- * SIGINT/SIGTERM into an orderly stop (the running command is interrupted: scopes close, the
- * database is released) with exit 130/143. A second signal exits at once.
+ * The `steward` executable: runs `Main.main` with the Node platform and sets the exit code.
+ * SIGINT/SIGTERM handlers are installed before anything else loads, so a stop exits 130/143
+ * whenever it arrives: the running command is interrupted (scopes close, the database is
+ * released), a command that has not started never starts, and one that finished still reports
+ * the stop. A second signal exits at once.
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as v8 from "node:v8"
-import { main, wantsJson } from "./Main.js"
+import * as StopSignals from "./internal/stopSignals.js"
 
 // One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
 // after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set before any
 // module compiles; hosts embedding the libraries keep V8's defaults.
 v8.setFlagsFromString("--liftoff-only")
+
+// `--json` before any `--`: decides how an interruption is reported (Main.wantsJson, read here
+// before Main loads).
+const json = (() => {
+  const args = process.argv.slice(2)
+  const end = args.indexOf("--")
+  return (end === -1 ? args : args.slice(0, end)).includes("--json")
+})()
+
+const stopper = StopSignals.install({
+  on: (signal, handler) => void process.on(signal, handler),
+  exit: (code) => process.exit(code),
+  setExitCode: (code) => void (process.exitCode = code),
+  report: (signal) => {
+    const message = `interrupted by ${signal}`
+    process.stderr.write(
+      json
+        ? `${JSON.stringify({ error: { code: "interrupted", reason: signal, message } })}\n`
+        : `steward: ${message}\n`
+    )
+  }
+})
 
 // `pnpm steward …` runs in the repository root; relative paths are the caller's
 // (`scripts/pnpm.mjs` passes it as STEWARD_CWD, pnpm itself as INIT_CWD).
@@ -25,28 +45,17 @@ const callerCwd = process.env["STEWARD_CWD"] ??
 delete process.env["STEWARD_CWD"]
 if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
 
-const signals = { SIGINT: 130, SIGTERM: 143 } as const
-let stoppedBy: keyof typeof signals | undefined
-
-const fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
-
-const stop = (signal: keyof typeof signals) => () => {
-  if (stoppedBy !== undefined) process.exit(signals[stoppedBy])
-  stoppedBy = signal
-  Effect.runFork(Fiber.interrupt(fiber))
-}
-process.on("SIGINT", stop("SIGINT"))
-process.on("SIGTERM", stop("SIGTERM"))
-
-fiber.addObserver((exit) => {
-  if (stoppedBy !== undefined) {
-    const message = `interrupted by ${stoppedBy}`
-    process.stderr.write(
-      wantsJson(process.argv)
-        ? `${JSON.stringify({ error: { code: "interrupted", reason: stoppedBy, message } })}\n`
-        : `steward: ${message}\n`
-    )
-    process.exit(signals[stoppedBy])
+const [{ main }, NodeContext, Effect, Exit, Fiber] = await Promise.all([
+  import("./Main.js"),
+  import("@effect/platform-node/NodeContext"),
+  import("effect/Effect"),
+  import("effect/Exit"),
+  import("effect/Fiber")
+])
+stopper.run(() => {
+  const fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
+  return {
+    interrupt: () => void Effect.runFork(Fiber.interrupt(fiber)),
+    onEnd: (listener) => fiber.addObserver((exit) => listener(Exit.isSuccess(exit) ? exit.value : 2))
   }
-  process.exitCode = Exit.isSuccess(exit) ? exit.value : 2
 })
