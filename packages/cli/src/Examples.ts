@@ -80,6 +80,7 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "audit export-state": ["steward audit export-state state.json --events-out events.jsonl"],
   "audit dashboard": ["steward audit dashboard"],
   "audit unlock": ["steward audit unlock", "steward audit unlock --force --project ../service"],
+  "audit migrate": ["steward audit migrate --dry-run", "steward audit migrate --project ../service --json"],
   "audit recover": ["steward audit recover", "steward audit recover --apply --json"],
   "audit doctor": ["steward audit doctor --project ../service"],
   "config": ["steward config list", "steward config set policy.level read_only"],

@@ -9,6 +9,7 @@ import { dispatch } from "./dispatch.js"
 import { exportState, importState, init, renderViewsCommand } from "./lifecycle.js"
 import { loop } from "./loop.js"
 import { doctor, recover, unlock } from "./maintenance.js"
+import { migrate } from "./migrate.js"
 import { audit } from "./options.js"
 import { dashboard, lint, metrics, next, status } from "./read.js"
 import {
@@ -69,6 +70,7 @@ export const command = audit.pipe(
     exportState,
     dashboard,
     unlock,
+    migrate,
     recover,
     doctor
   ])
