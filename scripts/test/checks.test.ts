@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { indexOf, renderIndex } from "../adr-index.mjs"
 import { cyclesOf, graphOf } from "../check-cycles.mjs"
+import { problemsOf as dependencyProblemsOf } from "../check-deps.mjs"
 import { problemsOf, workspaceNames } from "../check-docs.mjs"
 import { missingSince } from "../check-since.mjs"
 import { root, sourceFiles } from "../lib/sources.mjs"
@@ -108,5 +109,36 @@ describe("adr-index", () => {
       "| [0003](0003-part.md) | A tweak | accepted |  |",
       "| [0004](0004-draft.md) | Undecided | proposed |  |"
     ])
+  })
+})
+
+describe("check-deps", () => {
+  it("refuses a version outside the catalog and a dependency nothing imports; accepts the rest", () => {
+    const base = tree({
+      "packages/lib/package.json": JSON.stringify({
+        name: "@steward/lib",
+        dependencies: { picomatch: "catalog:", yaml: "^2.0.0" },
+        peerDependencies: { effect: "catalog:", "@effect/platform": "catalog:" }
+      }),
+      "packages/lib/src/Lib.ts": `import * as Effect from "effect/Effect"\nexport const glob = () => import("picomatch")\n`,
+      "packages/app/package.json": JSON.stringify({
+        name: "@steward/app",
+        dependencies: { picomatch: "catalog:" },
+        devDependencies: { "@steward/lib": "workspace:^" }
+      }),
+      "packages/app/src/App.ts": `export const app = 1\n`,
+      "examples/demo/package.json": JSON.stringify({ name: "demo", private: true, devDependencies: { tsx: "^4" } })
+    })
+    // the app inlines @steward/lib, so the picomatch lib imports is the app's to ship
+    assert.deepStrictEqual(dependencyProblemsOf(base), [
+      "packages/lib/package.json: dependencies.yaml is \"^2.0.0\", not from the catalog (pnpm-workspace.yaml)",
+      "packages/lib/package.json: dependencies.yaml is declared but src/ never imports it",
+      "packages/lib/package.json: peerDependencies.@effect/platform is declared but src/ never imports it",
+      "examples/demo/package.json: devDependencies.tsx is \"^4\", not from the catalog (pnpm-workspace.yaml)"
+    ])
+  })
+
+  it("holds for this repository", () => {
+    assert.deepStrictEqual(dependencyProblemsOf(root).filter((p) => !p.startsWith("packages/reflex-core/")), [])
   })
 })
