@@ -120,7 +120,8 @@ describe("check-deps", () => {
         dependencies: { picomatch: "catalog:", yaml: "^2.0.0" },
         peerDependencies: { effect: "catalog:", "@effect/platform": "catalog:" }
       }),
-      "packages/lib/src/Lib.ts": `import * as Effect from "effect/Effect"\nexport const glob = () => import("picomatch")\n`,
+      "packages/lib/src/Lib.ts":
+        `import * as Effect from "effect/Effect"\nexport const glob = () => import("picomatch")\n`,
       "packages/app/package.json": JSON.stringify({
         name: "@steward/app",
         dependencies: { picomatch: "catalog:" },
