@@ -17,10 +17,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as AlgalError from "./AlgalError.js"
-import * as Expr from "./Expr.js"
+import type * as Expr from "./Expr.js"
 import * as FnRegistry from "./FnRegistry.js"
 import { fail, Issue } from "./internal/issue.js"
-import { compatible } from "./internal/ports.js"
+import { checkAcyclic, checkViews, interfacePorts, wire } from "./internal/program/graph.js"
+import { resolveCell, type ResolveContext } from "./internal/program/resolve.js"
 import * as Manifest from "./Manifest.js"
 
 /**
@@ -129,13 +130,6 @@ export interface Program {
  */
 export const bounds = { maxInstances: 1024, maxCells: 4096, maxEdges: 16_384, maxDepth: 64 } as const
 
-const json: Manifest.PortDecl = { type: "json" }
-
-/** Own-property lookup: ids such as `constructor` must never resolve through the prototype chain. */
-const own = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
-  Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined
-const hasOwn = (record: object, key: string): boolean => Object.prototype.hasOwnProperty.call(record, key)
-
 interface State {
   instances: number
   cells: number
@@ -143,16 +137,8 @@ interface State {
   readonly memo: Map<string, Program>
 }
 
-const portsOfContract = (output: Manifest.OutputContract | undefined): Manifest.PortDecl => {
-  if (output === undefined || output.kind === "text") return { type: "text" }
-  if (output.kind === "json") {
-    return output.schemaVersion === undefined
-      ? { type: "json", schema: output.schema }
-      : { type: "json", schema: output.schema, schemaVersion: output.schemaVersion }
-  }
-  return { type: "choice", labels: output.labels }
-}
-
+// The steps are internal/program/resolve.ts (1: ports) and internal/program/graph.ts (2: edges,
+// 3: cycles, 4: interface, 5: views); errors are thrown as `Issue`s in that order.
 const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state: State, depth: number): Program => {
   if (depth > bounds.maxDepth) fail("DEPTH_EXCEEDED", `embedded manifests nest deeper than ${bounds.maxDepth}`)
   state.instances += 1
@@ -162,268 +148,23 @@ const compileInto = (manifest: Manifest.Manifest, options: CompileOptions, state
   if (state.cells > bounds.maxCells) fail("BUDGET_EXHAUSTED", "compile cell count")
   if (state.edges > bounds.maxEdges) fail("BUDGET_EXHAUSTED", "compile edge count")
   const fns = options.fns ?? FnRegistry.make()
-  const tools = options.tools ?? {}
   const index = new Map<string, number>()
   manifest.cells.forEach((c, i) => {
     if (index.has(c.id)) fail("MANIFEST_INVALID", `duplicate cell id ${c.id}`, `$.cells[${i}].id`)
     index.set(c.id, i)
   })
-
-  // 1. ports
-  const resolved = manifest.cells.map((c, i) => {
-    const at = `$.cells[${i}]`
-    let inputs: Readonly<Record<string, Manifest.PortDecl>> = {}
-    let outputs: Readonly<Record<string, Manifest.PortDecl>> = {}
-    let fn: FnRegistry.FnDefinition | undefined
-    let child: Program | undefined
-    let tool: ToolSignature | undefined
-    let expr: Expr.Compiled | undefined
-    switch (c.kind) {
-      case "input":
-      case "const":
-        outputs = c.outputs
-        break
-      case "fn": {
-        fn = fns.fns.get(c.fn)
-        if (fn === undefined) fail("FN_UNKNOWN", `unknown fn ${c.fn}`, `${at}.fn`)
-        inputs = fn!.inputs
-        outputs = fn!.outputs
-        break
-      }
-      case "expr":
-        inputs = c.inputs ?? {}
-        outputs = { out: portsOfContract(c.output) }
-        expr = Expr.compile(c.expr.program, Object.keys(inputs))
-        break
-      case "tool": {
-        const sig = own(tools, c.tool)
-        if (sig === undefined) fail("TOOL_UNKNOWN", `unknown tool ${c.tool}`, `${at}.tool`)
-        inputs = sig!.inputs
-        outputs = sig!.outputs
-        tool = sig
-        break
-      }
-      case "agent":
-      case "classifier":
-      case "gate":
-      case "decide":
-        inputs = c.inputs ?? {}
-        outputs = { out: c.kind === "decide" ? json : portsOfContract(c.output) }
-        for (const [j, name] of (c.tools ?? []).entries()) {
-          if (!fns.fns.has(name) && own(tools, name) === undefined) {
-            fail("TOOL_UNKNOWN", `unknown tool ${name}`, `${at}.tools[${j}]`)
-          }
-        }
-        break
-      case "recall":
-        inputs = c.inputs ?? {}
-        outputs = { out: json, ref: { type: "ref" } }
-        break
-      case "organism":
-      case "repeat":
-      case "each": {
-        const digest = c.manifest
-        let sub = state.memo.get(digest)
-        if (sub === undefined) {
-          const m = options.manifests?.(digest)
-          if (m === undefined) fail("STORE_MISS", `embedded manifest ${digest} is not in the store`, `${at}.manifest`)
-          if (Manifest.digest(m!) !== digest) {
-            fail("DIGEST_MISMATCH", `embedded manifest does not hash to ${digest}`, `${at}.manifest`)
-          }
-          sub = compileInto(m!, options, state, depth + 1)
-          state.memo.set(digest, sub)
-        }
-        child = sub
-        const ins: Record<string, Manifest.PortDecl> = {}
-        const outs: Record<string, Manifest.PortDecl> = {}
-        const carried = new Set(Object.values(c.carry ?? {}))
-        for (const [name, decl] of Object.entries(sub.interfaceInputs)) {
-          if (c.kind === "each" && name === c.over) ins[name] = json
-          else if (c.kind === "repeat" && carried.has(name)) ins[name] = { ...decl, optional: true }
-          else ins[name] = decl
-        }
-        for (const [name, decl] of Object.entries(sub.interfaceOutputs)) {
-          outs[name] = c.kind === "each" ? { ...decl, many: true } : decl
-        }
-        if (c.kind === "each" && !hasOwn(ins, c.over!)) {
-          fail("INTERFACE_MISMATCH", `each over ${c.over} is not an interface input`, `${at}.over`)
-        }
-        if (c.kind === "repeat") {
-          for (const [out, inp] of Object.entries(c.carry ?? {})) {
-            if (!hasOwn(outs, out) || !hasOwn(ins, inp)) {
-              fail("INTERFACE_MISMATCH", `carry ${out} -> ${inp} names no interface port`, `${at}.carry`)
-            }
-          }
-          if (c.until !== undefined && !hasOwn(outs, c.until.output)) {
-            fail("INTERFACE_MISMATCH", `until output ${c.until.output} is not an interface output`, `${at}.until`)
-          }
-        }
-        inputs = ins
-        outputs = outs
-        break
-      }
-      case "store":
-        inputs = { data: json }
-        outputs = { ref: { type: "ref" } }
-        break
-      case "load":
-        inputs = { ref: { type: "ref" } }
-        outputs = { data: json }
-        break
-      case "slot":
-        inputs = c.mode === "write" ? { data: json } : {}
-        outputs = { data: json }
-        break
-      case "spawn":
-        inputs = { manifest: json, args: { type: "json", optional: true } }
-        outputs = { data: json, digest: { type: "text" } }
-        break
-    }
-    return { inputs, outputs, fn, child, tool, expr }
-  })
-
-  // 2. edges
-  const inbound: Array<Array<CompiledEdge>> = manifest.cells.map(() => [])
-  const portEdges = new Map<string, { normal: number; fail: number }>()
-  const failFrom = new Set<number>()
-  const adjacency: Array<Array<number>> = manifest.cells.map(() => [])
-  manifest.edges.forEach((e, k) => {
-    const at = `$.edges[${k}]`
-    const from = index.get(e.from.cell)
-    if (from === undefined || !hasOwn(resolved[from]!.outputs, e.from.port)) {
-      fail("MANIFEST_INVALID", "unknown producer cell/port", `${at}.from`)
-    }
-    const to = index.get(e.to.cell)
-    if (to === undefined || !hasOwn(resolved[to]!.inputs, e.to.port)) {
-      fail("MANIFEST_INVALID", "unknown consumer cell/port", `${at}.to`)
-    }
-    const producer = resolved[from!]!.outputs[e.from.port]!
-    const consumer = resolved[to!]!.inputs[e.to.port]!
-    const isFail = e.on === "fail"
-    if (isFail) {
-      if (consumer.type !== "json") fail("TYPE_MISMATCH", "failure edge requires json consumer", `${at}.to`)
-      failFrom.add(from!)
-    } else {
-      if (e.guard !== undefined) {
-        const g = e.guard
-        if ("expr" in g) {
-          // any producer type
-        } else if ("field" in g) {
-          if (producer.type !== "json") fail("GUARD_INVALID", "guard does not match producer type", `${at}.guard`)
-        } else {
-          if (producer.type !== "choice") fail("GUARD_INVALID", "guard does not match producer type", `${at}.guard`)
-          if (producer.labels !== undefined && !producer.labels.includes(g.equals)) {
-            fail("GUARD_INVALID", "guard label not declared", `${at}.guard`)
-          }
-        }
-      }
-      if (!compatible(producer, consumer, producer.many === true)) fail("TYPE_MISMATCH", "incompatible edge ports", at)
-    }
-    const key = `${to}\u0000${e.to.port}`
-    const count = portEdges.get(key) ?? { normal: 0, fail: 0 }
-    if (isFail) count.fail += 1
-    else count.normal += 1
-    portEdges.set(key, count)
-    if ((count.fail > 0 && count.normal > 0) || (consumer.many !== true && count.normal + count.fail > 1)) {
-      fail("MANIFEST_INVALID", "input is single-assignment or mixes normal/failure edges", `${at}.to`)
-    }
-    inbound[to!]!.push({
-      from: from!,
-      fromPort: e.from.port,
-      to: to!,
-      toPort: e.to.port,
-      guard: e.guard,
-      fail: isFail,
-      many: producer.many === true,
-      guardExpr: e.guard !== undefined && "expr" in e.guard ? Expr.compile(e.guard.expr.program, ["value"]) : undefined
-    })
-    adjacency[from!]!.push(to!)
-  })
-
-  // 3. cycles (Kahn)
-  const indegree = manifest.cells.map(() => 0)
-  for (const targets of adjacency) for (const t of targets) indegree[t]! += 1
-  const queue: Array<number> = []
-  indegree.forEach((d, i) => d === 0 && queue.push(i))
-  let seen = 0
-  while (queue.length > 0) {
-    const n = queue.shift()!
-    seen += 1
-    for (const t of adjacency[n]!) {
-      indegree[t]! -= 1
-      if (indegree[t] === 0) queue.push(t)
-    }
+  const context: ResolveContext = {
+    fns,
+    tools: options.tools ?? {},
+    options,
+    memo: state.memo,
+    compileChild: (child) => compileInto(child, options, state, depth + 1)
   }
-  if (seen !== manifest.cells.length) {
-    fail("GRAPH_CYCLE", "manifest graph contains a cycle; organisms must be acyclic", "$.edges")
-  }
-
-  // 4. interface
-  const interfaceInputs: Record<string, Manifest.PortDecl> = {}
-  for (const [name, ep] of Object.entries(manifest.interface.inputs)) {
-    const at = `$.interface.inputs.${name}`
-    const i = index.get(ep.cell)
-    if (i === undefined) fail("INTERFACE_MISMATCH", `interface input ${name} names unknown cell ${ep.cell}`, at)
-    if (manifest.cells[i!]!.kind !== "input") {
-      fail("INTERFACE_MISMATCH", `interface input ${name} must name an input cell`, at)
-    }
-    const decl = own(resolved[i!]!.outputs, ep.port)
-    if (decl === undefined) {
-      fail("INTERFACE_MISMATCH", `interface input ${name} names unknown port ${ep.cell}.${ep.port}`, at)
-    }
-    interfaceInputs[name] = decl!
-  }
-  const interfaceOutputs: Record<string, Manifest.PortDecl> = {}
-  for (const [name, ep] of Object.entries(manifest.interface.outputs)) {
-    const at = `$.interface.outputs.${name}`
-    const i = index.get(ep.cell)
-    if (i === undefined) fail("INTERFACE_MISMATCH", `interface output ${name} names unknown cell ${ep.cell}`, at)
-    const decl = own(resolved[i!]!.outputs, ep.port)
-    if (decl === undefined) {
-      fail("INTERFACE_MISMATCH", `interface output ${name} names unknown port ${ep.cell}.${ep.port}`, at)
-    }
-    interfaceOutputs[name] = decl!
-  }
-
-  // 5. views
-  const ancestors = (target: number): Set<number> => {
-    const out = new Set<number>()
-    const stack = inbound[target]!.map((e) => e.from)
-    while (stack.length > 0) {
-      const n = stack.pop()!
-      if (out.has(n)) continue
-      out.add(n)
-      for (const e of inbound[n]!) stack.push(e.from)
-    }
-    return out
-  }
-  manifest.cells.forEach((c, i) => {
-    if (c.kind !== "agent" && c.kind !== "classifier" && c.kind !== "gate" && c.kind !== "decide") return
-    const at = `$.cells[${i}].view`
-    const view = c.view
-    if (Array.isArray(view.inputs)) {
-      for (const name of view.inputs as ReadonlyArray<string>) {
-        if (!hasOwn(resolved[i]!.inputs, name)) {
-          fail("MANIFEST_INVALID", `view input ${name} is not a declared input`, at)
-        }
-      }
-    }
-    if (view.graph === true && view.cells === undefined) fail("MANIFEST_INVALID", "view graph requires view cells", at)
-    if (view.cells !== undefined) {
-      const up = ancestors(i)
-      for (const ref of view.cells) {
-        const j = index.get(ref.cell)
-        if (j === undefined || !up.has(j)) {
-          fail("MANIFEST_INVALID", `view cell ${ref.cell} is not upstream of ${c.id}`, at)
-        }
-        for (const port of ref.ports ?? []) {
-          if (!hasOwn(resolved[j!]!.outputs, port)) {
-            fail("MANIFEST_INVALID", `view port ${ref.cell}.${port} does not exist`, at)
-          }
-        }
-      }
-    }
-  })
+  const resolved = manifest.cells.map((c, i) => resolveCell(context, c, i))
+  const { failFrom, inbound, adjacency } = wire(manifest, index, resolved)
+  checkAcyclic(manifest, adjacency)
+  const { interfaceInputs, interfaceOutputs } = interfacePorts(manifest, index, resolved)
+  checkViews(manifest, index, resolved, inbound)
 
   const cells: Array<CompiledCell> = manifest.cells.map((c, i) => {
     const r = resolved[i]!
