@@ -7,6 +7,7 @@ import { cyclesOf, graphOf } from "../check-cycles.mjs"
 import { problemsOf as dependencyProblemsOf } from "../check-deps.mjs"
 import { problemsOf, workspaceNames } from "../check-docs.mjs"
 import { missingSince } from "../check-since.mjs"
+import { problemsOf as sizeProblemsOf } from "../check-size.mjs"
 import { root, sourceFiles } from "../lib/sources.mjs"
 
 const tree = (files: Record<string, string>): string => {
@@ -141,5 +142,23 @@ describe("check-deps", () => {
 
   it("holds for this repository", () => {
     assert.deepStrictEqual(dependencyProblemsOf(root).filter((p) => !p.startsWith("packages/reflex-core/")), [])
+  })
+})
+
+describe("check-size", () => {
+  it("names a long public module and a long function body; a marked data table may be long", () => {
+    const body = (n: number) => Array.from({ length: n }, (_, k) => `  const v${k} = ${k}`).join("\n")
+    const base = tree({
+      "packages/a/package.json": JSON.stringify({ name: "@steward/a" }),
+      "packages/a/src/Long.ts": Array.from({ length: 401 }, (_, k) => `export const c${k} = ${k}`).join("\n") + "\n",
+      "packages/a/src/Cues.ts": "// check-size: data table\n" +
+        Array.from({ length: 500 }, (_, k) => `export const q${k} = ${k}`).join("\n") + "\n",
+      "packages/a/src/internal/run.ts": `export const run = () => {\n${body(151)}\n}\n` +
+        `export function ok() {\n${body(100)}\n}\n`
+    })
+    assert.deepStrictEqual(sizeProblemsOf(base), [
+      "packages/a/src/Long.ts: 401 lines (a public module stays within about 400)",
+      "packages/a/src/internal/run.ts:1: a function body of 152 lines (at most about 150)"
+    ])
   })
 })
