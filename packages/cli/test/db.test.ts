@@ -177,17 +177,8 @@ describe.skipIf(skip !== undefined)(`steward db copy of the demo's state (Postgr
         const project = yield* auditProject("shop-api")
         const url = yield* SqlBackends.freshPostgresDatabase()
 
-        const copied = yield* runCli([
-          "db",
-          "copy",
-          "--to",
-          url,
-          "--audit-project",
-          project,
-          "--json",
-          "--state-dir",
-          state
-        ])
+        const copyAll = runCli(["db", "copy", "--to", url, "--audit-project", project, "--json", "--state-dir", state])
+        const copied = yield* copyAll
         assert.strictEqual(copied.exitCode, 0, copied.stderr)
         const report = copied.json()
         assert.strictEqual(report.outcome, "copied")
@@ -214,17 +205,7 @@ describe.skipIf(skip !== undefined)(`steward db copy of the demo's state (Postgr
         assert.strictEqual(next.decision.kind, "run-auditor")
 
         // copying again is a no-op, the audit project included
-        const again = yield* runCli([
-          "db",
-          "copy",
-          "--to",
-          url,
-          "--audit-project",
-          project,
-          "--json",
-          "--state-dir",
-          state
-        ])
+        const again = yield* copyAll
         assert.strictEqual(again.exitCode, 0, again.stderr)
         assert.strictEqual(again.json().outcome, "already-copied")
         assert.strictEqual(again.json().audit[0].outcome, "already-copied")
