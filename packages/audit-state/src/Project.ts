@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -16,6 +16,8 @@ import * as AuditError from "./AuditError.js"
 import * as Decision from "./Decision.js"
 import * as State from "./State.js"
 import type * as Verbs from "./Verbs.js"
+import * as Files from "./internal/project/files.js"
+import * as ViewCheck from "./internal/project/viewCheck.js"
 import * as Views from "./Views.js"
 import { PATTERNS, TERMINAL } from "./Vocabulary.js"
 
@@ -142,6 +144,46 @@ export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): Readonl
 }
 
 /**
+ * What a view check found: the drift, and the marks of the views it read and found to agree.
+ *
+ * @since 0.2.0
+ * @category drift
+ */
+export interface ViewReport {
+  readonly drifts: ReadonlyArray<Views.Drift>
+  readonly marks: ReadonlyArray<readonly [string, string]>
+}
+
+/**
+ * Check the generated views against state (spec §5.5): `LEDGER.md` and each record's block —
+ * only the records in `only` when given. A view whose fingerprint equals its recorded mark
+ * (`marks`, from {@link AuditStore.AuditStoreShape.viewMarks}) agrees without being read
+ * (ADR 0115); every other view is read, bounded (a FIFO, a device or an oversized file is an
+ * `io` error naming it), and compared line by line. Returns the drift and the marks of the views
+ * it read and found to agree (to record with `markViews`).
+ *
+ * @since 0.2.0
+ * @category drift
+ */
+export const checkViews = (
+  p: ProjectPaths,
+  doc: State.StateDoc,
+  options: { readonly only?: ReadonlySet<string> | undefined; readonly marks?: ReadonlyMap<string, string> | undefined } =
+    {}
+): Effect.Effect<ViewReport, AuditError.AuditError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+    Effect.suspend(() => {
+      const checked = ViewCheck.checkViews(p.audit, doc, State.records(doc), {
+        ...options,
+        nowMs,
+        ledgerBanner: p.ledgerBanner
+      })
+      return checked.refused !== undefined
+        ? Effect.fail(AuditError.make("io", checked.refused))
+        : Effect.succeed({ drifts: checked.drifts, marks: checked.marks })
+    })).pipe(Effect.withSpan("Project.checkViews"))
+
+/**
  * Compare every generated view with what the state renders.
  *
  * @since 0.1.0
@@ -150,26 +192,15 @@ export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): Readonl
 export const verifyViews = Effect.fn("Project.verifyViews")(function*(
   p: ProjectPaths,
   doc: State.StateDoc,
-  only?: ReadonlySet<string>
+  only?: ReadonlySet<string>,
+  marks?: ReadonlyMap<string, string>
 ) {
-  const drifts: Array<Views.Drift> = []
-  const ledger = Views.compare("LEDGER.md", yield* readOptional(p.ledger), Views.renderLedger(doc, p.ledgerBanner))
-  if (ledger) drifts.push(ledger)
-  for (const r of State.records(doc)) {
-    if (only !== undefined && !only.has(r.id)) continue
-    const file = inside(p.audit, r.body_path)
-    if (file === undefined) continue
-    const text = yield* readOptional(file)
-    const expected = Views.renderFrontmatter(r)
-    const block = text === undefined ? undefined : Views.splitBlock(text).block ?? ""
-    const d = Views.compare(r.body_path, block, expected)
-    if (d) drifts.push(d)
-  }
-  return drifts as ReadonlyArray<Views.Drift>
+  return (yield* checkViews(p, doc, { only, marks })).drifts
 })
 
 /**
- * Fail with a `drift` error when any view disagrees with state.
+ * Fail with a `drift` error when any view disagrees with state. Succeeds with the marks of the
+ * views it read and found to agree ({@link checkViews}).
  *
  * @since 0.1.0
  * @category drift
@@ -177,12 +208,14 @@ export const verifyViews = Effect.fn("Project.verifyViews")(function*(
 export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(
   p: ProjectPaths,
   doc: State.StateDoc,
-  only?: ReadonlySet<string>
+  only?: ReadonlySet<string>,
+  marks?: ReadonlyMap<string, string>
 ) {
-  const drifts = yield* verifyViews(p, doc, only)
+  const { drifts, marks: seen } = yield* checkViews(p, doc, { only, marks })
   if (drifts.length > 0) {
     return yield* Effect.fail(AuditError.make("drift", Views.driftMessage(drifts), { drifts }))
   }
+  return seen
 })
 
 /**
@@ -206,7 +239,8 @@ export const changedRecords = (prev: State.StateDoc, next: State.StateDoc): Read
 
 /**
  * Render every view from state (only files whose content changes are written). Returns the
- * drift it overwrote. With `only` (a verb's changed records, {@link changedRecords}) it renders
+ * drift it overwrote, the number of files written and the marks of the views it wrote or found
+ * current (ADR 0115). With `only` (a verb's changed records, {@link changedRecords}) it renders
  * `LEDGER.md` and those records' blocks and reports no drift (the verb verified them first).
  *
  * @since 0.1.0
@@ -217,36 +251,49 @@ export const renderViews = Effect.fn("Project.renderViews")(function*(
   doc: State.StateDoc,
   only?: ReadonlySet<string>
 ) {
-  const fsys = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
   // with `only` (a verb's changed records) the caller has already verified them: nothing to report
   const destroyed = only === undefined ? yield* verifyViews(p, doc) : []
-  const write = (file: string, content: string) =>
-    Effect.gen(function*() {
-      const current = yield* readOptional(file)
-      if (current === content) return false
-      yield* fsys.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(ioError(file)))
-      yield* fsys.writeFileString(file + ".tmp", content).pipe(Effect.mapError(ioError(file)))
-      yield* fsys.rename(file + ".tmp", file).pipe(Effect.mapError(ioError(file)))
-      return true
-    })
   // every target is checked before any file is read or written: a symlink out of audit/ or onto
   // a store file refuses the whole render (issue 16)
-  const targets: Array<readonly [State.Finding, string]> = []
+  const targets: Array<readonly [string, string, State.Finding | undefined]> = [[LEDGER_KEY, p.ledger, undefined]]
   for (const r of State.records(doc)) {
     if (only !== undefined && !only.has(r.id)) continue
     const problem = userPathIssue(p, r.body_path, `${r.id} body_path`)
     if (problem !== undefined) return yield* Effect.fail(AuditError.make("invalid-input", problem))
-    targets.push([r, nodePath.resolve(p.audit, r.body_path)])
+    targets.push([r.body_path, nodePath.resolve(p.audit, r.body_path), r])
   }
-  let written = 0
-  if (yield* write(p.ledger, Views.renderLedger(doc, p.ledgerBanner))) written++
-  for (const [r, file] of targets) {
-    const next = Views.applyFrontmatter(yield* readOptional(file), r)
-    if (yield* write(file, next)) written++
-  }
-  return { destroyed, written }
+  const nowMs = yield* Clock.currentTimeMillis
+  return yield* Effect.try({
+    try: () => {
+      let written = 0
+      const marks: Array<readonly [string, string]> = []
+      for (const [key, file, r] of targets) {
+        const current = Files.readText(file)
+        if (current._tag === "refused") throw new Refused(current.message)
+        const text = current._tag === "text" ? current.text : undefined
+        const content = r === undefined ? Views.renderLedger(doc, p.ledgerBanner) : Views.applyFrontmatter(text, r)
+        if (text === content) {
+          const fp = Files.fingerprint(file)
+          if (fp !== undefined && Files.settled(fp.mtimeMs, nowMs)) marks.push([key, fp.mark])
+          continue
+        }
+        const mark = Files.writeView(file, content, nowMs)
+        if (mark !== undefined) marks.push([key, mark])
+        written++
+      }
+      return { destroyed, written, marks: marks as ReadonlyArray<readonly [string, string]> }
+    },
+    catch: (e) =>
+      AuditError.make("io", e instanceof Refused ? e.message : `cannot write the views: ${(e as Error).message}`)
+  })
 })
+
+class Refused {
+  constructor(readonly message: string) {}
+}
+
+/** The key `LEDGER.md`'s mark is recorded under. */
+const LEDGER_KEY = "LEDGER.md"
 
 /**
  * Read `audit/orchestrator.conf` (`key = value` lines). Known keys are validated and

@@ -324,6 +324,17 @@ export function cachedRecordIssue(
   return e
 }
 
+/**
+ * Mark a record as checked against `fields` without checking it: only for rows read back from a
+ * sealed store, which a validated commit wrote (ADR 0114). Frozen like a checked row.
+ * @internal
+ */
+export function markRecordValid(r: Record<string, unknown>, fields: Fields): void {
+  if (Object.isFrozen(r)) return
+  Object.defineProperty(r, VALID, { value: fields, enumerable: false })
+  deepFreeze(r)
+}
+
 /** `  (id)` for a record that has one, for addressing messages. @internal */
 export const label = (r: unknown, key: string): string => isObj(r) && typeof r[key] === "string" ? ` (${r[key]})` : ""
 

@@ -16,6 +16,7 @@ import {
   label,
   list,
   listMaybeEmpty,
+  markRecordValid,
   nonNegInt,
   pattern,
   PLAN_FIELDS,
@@ -237,16 +238,35 @@ const topIssue = (doc: unknown): string | undefined => {
 }
 
 /** Rows, limits, catalogs and every cross-record invariant (§1.9), over a document `topIssue` passed. */
+const fieldsOf: Record<Collection, Fields> = {
+  findings: FINDING_FIELDS,
+  class_findings: CLASS_FINDING_FIELDS,
+  queue: QUEUE_FIELDS,
+  plans: PLAN_FIELDS,
+  construals: CONSTRUAL_FIELDS,
+  sessions: SESSION_FIELDS
+}
+
+/**
+ * A document read back from a sealed store (ADR 0114): its rows were written by a validated
+ * commit and nothing has changed them since, so they are marked checked (and frozen) instead of
+ * being checked again. Anything else goes through {@link issue}.
+ *
+ * @internal
+ */
+export const trustSealed = (doc: StateDoc): StateDoc => {
+  const d = doc as unknown as Record<string, ReadonlyArray<Record<string, unknown>> | undefined>
+  for (const c of COLLECTIONS) {
+    const rows = d[c]
+    if (rows === undefined || rows === null) continue
+    const fields = fieldsOf[c]
+    for (let k = 0; k < rows.length; k++) markRecordValid(rows[k]!, fields)
+  }
+  return doc
+}
+
 const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
   const arr = (c: Collection): ReadonlyArray<unknown> => (doc[c] as ReadonlyArray<unknown> | undefined | null) ?? []
-  const fieldsOf: Record<Collection, Fields> = {
-    findings: FINDING_FIELDS,
-    class_findings: CLASS_FINDING_FIELDS,
-    queue: QUEUE_FIELDS,
-    plans: PLAN_FIELDS,
-    construals: CONSTRUAL_FIELDS,
-    sessions: SESSION_FIELDS
-  }
   const keyOf: Record<Collection, string> = {
     findings: "id",
     class_findings: "id",

@@ -14,9 +14,34 @@ export interface Marker {
   readonly events: number
 }
 
+/**
+ * What the last validated write left: the store's tables are exactly as it wrote them while no
+ * change has been made since (ADR 0114). The SQL backend keeps it with triggers that count every
+ * change to the state, event and key tables; the seal holds the count the engine saw last.
+ */
+export interface Seal {
+  readonly revision: number
+  readonly events: number
+  readonly head: string
+}
+
 export interface Tx {
   readonly marker: Effect.Effect<Marker | undefined, AuditError.AuditError>
-  readonly loadDoc: Effect.Effect<State.StateDoc | undefined, AuditError.AuditError>
+  /**
+   * The stored document. `trusted`: the rows are sealed (written by a validated commit and
+   * untouched since), so they are parsed natively and not re-validated.
+   */
+  readonly loadDoc: (trusted: boolean) => Effect.Effect<State.StateDoc | undefined, AuditError.AuditError>
+  /** The seal, when nothing changed the tables since it was written (`undefined` otherwise). */
+  readonly sealed: Effect.Effect<Seal | undefined, AuditError.AuditError>
+  /** Seal what this transaction leaves (called last, after every other write). */
+  readonly seal: (seal: Seal) => Effect.Effect<void, AuditError.AuditError>
+  /** The recorded view fingerprints (relative path → mark); a commit drops those of what it changed. */
+  readonly viewMarks: Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
+  /** Record view fingerprints (`undefined` removes one). */
+  readonly putViewMarks: (
+    marks: ReadonlyArray<readonly [string, string | undefined]>
+  ) => Effect.Effect<void, AuditError.AuditError>
   readonly loadLines: (from: number) => Effect.Effect<ReadonlyArray<string>, AuditError.AuditError>
   /** Write the changed rows; `events` = the event count the head row records after this commit. */
   readonly persist: (
@@ -55,3 +80,28 @@ export interface Snapshot {
 
 export const isoSeconds = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "+00:00"
 export const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex")
+
+/** The key of `LEDGER.md` among the view marks. */
+export const LEDGER_MARK = "LEDGER.md"
+
+/**
+ * The view marks a commit from `prev` to `next` makes stale: `LEDGER.md` and the body of every
+ * record whose row changed (rows are frozen and kept by identity, so this compares pointers).
+ */
+export const staleViews = (prev: State.StateDoc | undefined, next: State.StateDoc): ReadonlyArray<string> => {
+  const out = new Set<string>([LEDGER_MARK])
+  const rows = (d: State.StateDoc | undefined) => [...(d?.findings ?? []), ...(d?.class_findings ?? [])]
+  if (prev?.findings === next.findings && prev?.class_findings === next.class_findings) return [...out]
+  const before = new Map<string, State.Finding>()
+  for (const r of rows(prev)) before.set(r.id, r)
+  for (const r of rows(next)) {
+    const old = before.get(r.id)
+    if (old !== r) {
+      out.add(r.body_path)
+      if (old !== undefined) out.add(old.body_path)
+    }
+    before.delete(r.id)
+  }
+  for (const r of before.values()) out.add(r.body_path)
+  return [...out]
+}

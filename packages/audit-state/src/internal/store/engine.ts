@@ -13,6 +13,7 @@ import type * as Embargo from "../../Embargo.js"
 import * as Events from "../../Events.js"
 import * as State from "../../State.js"
 import * as Verbs from "../../Verbs.js"
+import { trustSealed } from "../state/validate.js"
 import { type Backend, isoSeconds, sha, type Snapshot, type Tx } from "./backend.js"
 import { makeDispatch } from "./dispatch.js"
 import type { AuditStoreShape } from "./model.js"
@@ -38,7 +39,17 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
           return cache
         }
       }
-      const raw = yield* tx.loadDoc
+      // a current seal: the rows are what a validated commit wrote and the chain ends at its head
+      // (ADR 0114) — read them without re-validating them or re-hashing the stream
+      const seal = yield* tx.sealed
+      if (seal !== undefined && seal.revision === Number(m.revision) && seal.events === Number(m.events)) {
+        const sealed = yield* tx.loadDoc(true)
+        if (sealed === undefined) return undefined
+        const doc = trustSealed(State.normalize(sealed))
+        cache = { doc, revision: doc.state_revision, events: seal.events, head: seal.head, status: "intact" }
+        return cache
+      }
+      const raw = yield* tx.loadDoc(false)
       if (raw === undefined) return undefined
       const doc = yield* State.decode(raw, "stored state")
       const lines = yield* tx.loadLines(0)
@@ -98,6 +109,7 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
       })
       yield* tx.append(snap.events, lines, true)
       const next: Snapshot = { ...snap, events: snap.events + lines.length, head }
+      yield* tx.seal({ revision: next.revision, events: next.events, head })
       cache = next
       return next
     })
@@ -163,6 +175,7 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
       yield* tx.persist(snap.doc, doc, snap.events + lines.length)
       yield* tx.append(snap.events, lines, false)
       const next: Snapshot = { doc, revision, events: snap.events + lines.length, head, status: "intact" }
+      yield* tx.seal({ revision, events: next.events, head })
       cache = next
       return { next, event: ev }
     })
@@ -258,6 +271,7 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
         }
         const doc = State.empty(generatedBy)
         yield* tx.persist(undefined, doc, 0)
+        yield* tx.seal({ revision: 0, events: 0, head: Events.GENESIS })
         cache = { doc, revision: 0, events: 0, head: Events.GENESIS, status: "intact" }
         return doc
       }))
@@ -327,6 +341,7 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
           yield* tx.reset
           yield* tx.persist(undefined, doc, lines.length)
           if (lines.length > 0) yield* tx.append(0, lines, false)
+          yield* tx.seal({ revision: doc.state_revision, events: lines.length, head })
           cache = { doc, revision: doc.state_revision, events: lines.length, head, status: "intact" }
           return {
             revision: doc.state_revision,
@@ -379,6 +394,17 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
       }))
   )
 
+  const viewMarks: AuditStoreShape["viewMarks"] = backend.transact(false, (tx) => tx.viewMarks)
+
+  const markViews: AuditStoreShape["markViews"] = (revision, marks) =>
+    marks.length === 0 ? Effect.void : backend.transact(true, (tx) =>
+      Effect.gen(function*() {
+        // marks observed against an older revision may describe rows a later commit replaced
+        const m = yield* tx.marker
+        if (m === undefined || Number(m.revision) !== revision) return
+        yield* tx.putViewMarks(marks)
+      }))
+
   const { finishDispatch, openDispatch } = makeDispatch({ backend, commit, now, requireIntact, requireSnapshot })
 
   return {
@@ -393,6 +419,8 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
     exportEvents,
     events,
     streamStatus,
-    embargoHistory
+    embargoHistory,
+    viewMarks,
+    markViews
   }
 }

@@ -5,30 +5,50 @@
  */
 import * as Effect from "effect/Effect"
 import type * as State from "../../State.js"
-import type { Backend, Tx } from "./backend.js"
+import { type Backend, staleViews, type Tx } from "./backend.js"
 import type { DispatchKeyRecord } from "./model.js"
 
 interface MemoryData {
   doc: State.StateDoc | undefined
   lines: Array<string>
   keys: ReadonlyArray<DispatchKeyRecord>
+  marks: ReadonlyMap<string, string>
 }
 
 export const memoryBackend = Effect.gen(function*() {
   const semaphore = yield* Effect.makeSemaphore(1)
-  let data: MemoryData = { doc: undefined, lines: [], keys: [] }
+  let data: MemoryData = { doc: undefined, lines: [], keys: [], marks: new Map() }
   const backend: Backend = {
     transact: (_write, f) =>
       semaphore.withPermits(1)(Effect.suspend(() => {
-        const staged: MemoryData = { doc: data.doc, lines: data.lines, keys: data.keys }
+        const staged: MemoryData = { doc: data.doc, lines: data.lines, keys: data.keys, marks: data.marks }
+        const unmark = (paths: ReadonlyArray<string>) => {
+          const m = new Map(staged.marks)
+          for (const p of paths) m.delete(p)
+          staged.marks = m
+        }
         let linesCopied = false
         const tx: Tx = {
           marker: Effect.sync(() =>
             staged.doc === undefined ? undefined : { revision: staged.doc.state_revision, events: staged.lines.length }
           ),
-          loadDoc: Effect.sync(() => staged.doc),
+          loadDoc: () => Effect.sync(() => staged.doc),
+          // the memory store lives in one process: its engine always holds the snapshot
+          sealed: Effect.succeed(undefined),
+          seal: () => Effect.void,
+          viewMarks: Effect.sync(() => staged.marks),
+          putViewMarks: (marks) =>
+            Effect.sync(() => {
+              const m = new Map(staged.marks)
+              for (const [p, mark] of marks) mark === undefined ? m.delete(p) : m.set(p, mark)
+              staged.marks = m
+            }),
           loadLines: (from) => Effect.sync(() => staged.lines.slice(from)),
-          persist: (_prev, next) => Effect.sync(() => void (staged.doc = next)),
+          persist: (prev, next) =>
+            Effect.sync(() => {
+              unmark(staleViews(prev, next))
+              staged.doc = next
+            }),
           append: (start, lines, _countInHead) =>
             Effect.sync(() => {
               if (!linesCopied) {
@@ -41,6 +61,7 @@ export const memoryBackend = Effect.gen(function*() {
             staged.doc = undefined
             staged.lines = []
             staged.keys = []
+            staged.marks = new Map()
             linesCopied = true
           }),
           putKey: (key) => Effect.sync(() => void (staged.keys = [...staged.keys, key])),

@@ -148,6 +148,19 @@ export interface AuditStoreShape {
    * each dispatch opened, as `dispatch_key` events (ADR 0109).
    */
   readonly embargoHistory: Effect.Effect<ReadonlyArray<Embargo.HistoryEvent>, AuditError.AuditError>
+  /**
+   * Fingerprints of generated views last seen to agree with state (relative path, or `LEDGER.md`,
+   * → mark); a commit drops those of the records it changed (ADR 0115).
+   */
+  readonly viewMarks: Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
+  /**
+   * Record view fingerprints observed against state revision `revision` (`undefined` drops one);
+   * nothing is recorded when the state has moved past that revision.
+   */
+  readonly markViews: (
+    revision: number,
+    marks: ReadonlyArray<readonly [string, string | undefined]>
+  ) => Effect.Effect<void, AuditError.AuditError>
 }
 
 /**

@@ -13,7 +13,10 @@ import * as Schema from "effect/Schema"
 import * as AuditError from "../../AuditError.js"
 import * as State from "../../State.js"
 import * as Json from "../json.js"
-import type { Backend, Tx } from "./backend.js"
+import { type Backend, staleViews, type Tx } from "./backend.js"
+
+/** The tables a seal covers (ADR 0114). */
+const SEALED_TABLES = ["audit_state_head", "audit_state_rows", "audit_state_events", "audit_state_dispatch_keys"]
 
 /** The package's embedded migrations (table `audit_state_migrations`). @internal */
 export const migrations = Migrator.fromRecord({
@@ -50,6 +53,43 @@ export const migrations = Migrator.fromRecord({
       source_digest TEXT NOT NULL,
       charter_slice TEXT
     )`
+  }),
+  "0003_audit_state_seal": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // ADR 0114: `gen` counts every change to the tables below (triggers); a validated write sets
+    // `sealed = gen` last. A process that opens the store trusts rows whose seal is current.
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_seal (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      gen BIGINT NOT NULL,
+      sealed BIGINT NOT NULL,
+      revision BIGINT NOT NULL,
+      events BIGINT NOT NULL,
+      head TEXT NOT NULL
+    )`
+    yield* sql`INSERT INTO audit_state_seal (id, gen, sealed, revision, events, head)
+      VALUES (1, 1, 0, -1, -1, '') ON CONFLICT (id) DO NOTHING`
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_view_marks (
+      path TEXT PRIMARY KEY,
+      mark TEXT NOT NULL
+    )`
+    yield* sql.onDialectOrElse({
+      pg: () =>
+        Effect.gen(function*() {
+          yield* sql.unsafe(`CREATE OR REPLACE FUNCTION audit_state_touch() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; RETURN NULL; END $$`)
+          for (const table of SEALED_TABLES) {
+            yield* sql.unsafe(`CREATE OR REPLACE TRIGGER ${table}_touch
+              AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+              FOR EACH STATEMENT EXECUTE FUNCTION audit_state_touch()`)
+          }
+        }),
+      orElse: () =>
+        Effect.forEach(SEALED_TABLES, (table) =>
+          Effect.forEach(["INSERT", "UPDATE", "DELETE"], (op) =>
+            sql.unsafe(`CREATE TRIGGER IF NOT EXISTS ${table}_touch_${op.toLowerCase()}
+              AFTER ${op} ON ${table} FOR EACH ROW
+              BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; END`)), { discard: true })
+    })
   })
 })
 
@@ -62,7 +102,13 @@ const runMigrations = Migrator.make({})({ loader: migrations, table: "audit_stat
 const storageError = (what: string) => (error: SqlError | Migrator.MigrationError) =>
   AuditError.make("storage", `audit state database: ${what} failed: ${error.message}`)
 
-const parseRow = (text: string, where: string): Effect.Effect<any, AuditError.AuditError> => {
+/** A float written as `12.0` or `1e3` must keep its spelling: only the strict reader does. */
+const MAYBE_FLOAT = /[0-9][.eE]/
+
+const parseRow = (text: string, where: string, trusted = false): Effect.Effect<any, AuditError.AuditError> => {
+  // a sealed row was written by this package from a validated value (ADR 0114): the native
+  // parser reads it the same, unless it may hold a float spelling the strict reader keeps
+  if (trusted && !MAYBE_FLOAT.test(text)) return Effect.succeed(JSON.parse(text))
   const v = Json.parse(text)
   return v instanceof Json.JsonSyntaxError
     ? Effect.fail(AuditError.make("invalid-state", `stored ${where}: not valid JSON (${v.message})`))
@@ -87,15 +133,15 @@ export const sqlBackend = Effect.gen(function*() {
     ).pipe(
       Effect.map((rows) => rows[0] === undefined ? undefined : { revision: rows[0].revision, events: rows[0].events })
     ),
-    loadDoc: Effect.gen(function*() {
+    loadDoc: (trusted) => Effect.gen(function*() {
       const heads = yield* wrap(
         "read",
         sql<{ present: string; doc: string }>`SELECT present, doc FROM audit_state_head WHERE id = 1`
       )
       const head = heads[0]
       if (head === undefined) return undefined
-      const rest = (yield* parseRow(head.doc, "state head")) as Record<string, unknown>
-      const present = (yield* parseRow(head.present, "state head")) as ReadonlyArray<string>
+      const rest = (yield* parseRow(head.doc, "state head", trusted)) as Record<string, unknown>
+      const present = (yield* parseRow(head.present, "state head", trusted)) as ReadonlyArray<string>
       const rows = yield* wrap(
         "read",
         sql<
@@ -111,7 +157,7 @@ export const sqlBackend = Effect.gen(function*() {
             AuditError.make("invalid-state", `stored row of unknown collection '${r.collection}'`)
           )
         }
-        arr.push(yield* parseRow(r.doc, `${r.collection}[${r.pos}]`))
+        arr.push(yield* parseRow(r.doc, `${r.collection}[${r.pos}]`, trusted))
       }
       return doc as unknown as State.StateDoc
     }),
@@ -137,6 +183,10 @@ export const sqlBackend = Effect.gen(function*() {
               ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, events = excluded.events,
                 present = excluded.present, doc = excluded.doc`
         )
+        const unmark = staleViews(prev, next)
+        for (let k = 0; k < unmark.length; k += 300) {
+          yield* wrap("write", sql`DELETE FROM audit_state_view_marks WHERE ${sql.in("path", unmark.slice(k, k + 300))}`)
+        }
         for (const c of State.collections) {
           const before = (prev?.[c] ?? []) as ReadonlyArray<unknown>
           const after = (next[c] ?? []) as ReadonlyArray<unknown>
@@ -168,6 +218,35 @@ export const sqlBackend = Effect.gen(function*() {
           yield* wrap("write", sql`UPDATE audit_state_head SET events = ${start + lines.length} WHERE id = 1`)
         }
       }),
+    sealed: wrap(
+      "read",
+      sql<
+        { gen: number; sealed: number; revision: number; events: number; head: string }
+      >`SELECT gen, sealed, revision, events, head FROM audit_state_seal WHERE id = 1`
+    ).pipe(Effect.map((rows) => {
+      const s = rows[0]
+      return s === undefined || Number(s.gen) !== Number(s.sealed)
+        ? undefined
+        : { revision: Number(s.revision), events: Number(s.events), head: s.head }
+    })),
+    seal: (s) =>
+      wrap(
+        "write",
+        sql`UPDATE audit_state_seal SET sealed = gen, revision = ${s.revision}, events = ${s.events}, head = ${s.head}
+            WHERE id = 1`
+      ),
+    viewMarks: wrap("read", sql<{ path: string; mark: string }>`SELECT path, mark FROM audit_state_view_marks`).pipe(
+      Effect.map((rows) => new Map(rows.map((r) => [r.path, r.mark])))
+    ),
+    putViewMarks: (marks) =>
+      Effect.forEach(marks, ([path, mark]) =>
+        wrap(
+          "write",
+          mark === undefined
+            ? sql`DELETE FROM audit_state_view_marks WHERE path = ${path}`
+            : sql`INSERT INTO audit_state_view_marks (path, mark) VALUES (${path}, ${mark})
+                ON CONFLICT (path) DO UPDATE SET mark = excluded.mark`
+        ), { discard: true }),
     putKey: (key) =>
       wrap(
         "write",
@@ -188,6 +267,7 @@ export const sqlBackend = Effect.gen(function*() {
       )
     ),
     reset: Effect.gen(function*() {
+      yield* wrap("write", sql`DELETE FROM audit_state_view_marks`)
       yield* wrap("write", sql`DELETE FROM audit_state_dispatch_keys`)
       yield* wrap("write", sql`DELETE FROM audit_state_rows`)
       yield* wrap("write", sql`DELETE FROM audit_state_events`)

@@ -1,0 +1,113 @@
+/**
+ * The project's own files, read and written the bounded way (issue 16): a file is size-checked
+ * before it is read, FIFOs, devices and sockets are refused without opening them for a blocking
+ * read, and every refusal names the file and the limit. Views are written atomically (a
+ * temporary file renamed over the old one) with their modification time set a second back, so any
+ * later edit — which stamps the current time — changes the fingerprint a view mark records
+ * (ADR 0115).
+ *
+ * @internal
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+
+/** The largest view, body, report or config file the audit area reads (bytes). */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024
+
+/** How far back a written view's modification time is set (ms). */
+const BACKDATE_MS = 1_000
+
+export type Read =
+  | { readonly _tag: "text"; readonly text: string }
+  | { readonly _tag: "missing" }
+  | { readonly _tag: "refused"; readonly message: string }
+
+const kindOf = (s: fs.Stats): string =>
+  s.isFIFO()
+    ? "a FIFO (named pipe)"
+    : s.isCharacterDevice() || s.isBlockDevice()
+    ? "a device"
+    : s.isSocket()
+    ? "a socket"
+    : s.isDirectory()
+    ? "a directory"
+    : "not a regular file"
+
+const size = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB` : `${bytes} bytes`
+
+/**
+ * Read `file` as UTF-8 text: `missing` when it does not exist; `refused` (naming the file and
+ * the rule) when it is not a regular file, is larger than `maxBytes`, or is not valid UTF-8.
+ */
+export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read => {
+  let fd: number
+  try {
+    const s = fs.statSync(file, { throwIfNoEntry: false })
+    if (s === undefined) return { _tag: "missing" }
+    if (!s.isFile()) return { _tag: "refused", message: `${file}: is ${kindOf(s)}, not a regular file` }
+    // O_NONBLOCK: a FIFO swapped in after the stat cannot hang the open
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  } catch (e) {
+    return { _tag: "refused", message: `${file}: cannot be read (${(e as Error).message})` }
+  }
+  try {
+    const s = fs.fstatSync(fd)
+    if (!s.isFile()) return { _tag: "refused", message: `${file}: is ${kindOf(s)}, not a regular file` }
+    if (s.size > maxBytes) {
+      return {
+        _tag: "refused",
+        message: `${file}: ${size(s.size)} is larger than the limit of ${size(maxBytes)}`
+      }
+    }
+    const buffer = Buffer.allocUnsafe(s.size + 1)
+    let total = 0
+    for (;;) {
+      const n = fs.readSync(fd, buffer, total, buffer.length - total, null)
+      if (n === 0) break
+      total += n
+      if (total > s.size) {
+        return { _tag: "refused", message: `${file}: grew while read, past ${size(s.size)}` }
+      }
+    }
+    try {
+      return { _tag: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, total)) }
+    } catch {
+      return { _tag: "refused", message: `${file}: not valid UTF-8` }
+    }
+  } catch (e) {
+    return { _tag: "refused", message: `${file}: cannot be read (${(e as Error).message})` }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * A regular file's fingerprint (size, modification and change times in ns, inode), or
+ * `undefined` when `file` is missing or not a regular file (a symlink is never fingerprinted).
+ */
+export const fingerprint = (file: string): { readonly mark: string; readonly mtimeMs: number } | undefined => {
+  const s = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false })
+  if (s === undefined || !s.isFile()) return undefined
+  return { mark: `${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}`, mtimeMs: Number(s.mtimeNs / 1_000_000n) }
+}
+
+/**
+ * Write a view atomically; returns its fingerprint. The temporary file's modification time is set
+ * `BACKDATE_MS` before `nowMs`, so a later edit always changes it.
+ */
+export const writeView = (file: string, content: string, nowMs: number): string | undefined => {
+  fs.mkdirSync(nodePath.dirname(file), { recursive: true })
+  const tmp = `${file}.tmp`
+  fs.writeFileSync(tmp, content)
+  const back = (nowMs - BACKDATE_MS) / 1000
+  fs.utimesSync(tmp, back, back)
+  fs.renameSync(tmp, file)
+  return fingerprint(file)?.mark
+}
+
+/**
+ * Whether a file last modified at `mtimeMs` may be marked clean now: only once its timestamp is
+ * far enough in the past that an edit would stamp a different one.
+ */
+export const settled = (mtimeMs: number, nowMs: number): boolean => nowMs - mtimeMs >= BACKDATE_MS
