@@ -9,15 +9,16 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as AuditError from "./AuditError.js"
-import * as Decision from "./Decision.js"
+import type * as Decision from "./Decision.js"
+import * as Config from "./internal/project/config.js"
+import * as Files from "./internal/project/files.js"
+import * as Subject from "./internal/project/subject.js"
+import * as ViewCheck from "./internal/project/viewCheck.js"
 import * as State from "./State.js"
 import type * as Verbs from "./Verbs.js"
-import * as Files from "./internal/project/files.js"
-import * as ViewCheck from "./internal/project/viewCheck.js"
 import * as Views from "./Views.js"
 import { PATTERNS, TERMINAL } from "./Vocabulary.js"
 
@@ -61,12 +62,13 @@ export const paths = (
 
 const ioError = (what: string) => (e: { readonly message: string }) => AuditError.make("io", `${what}: ${e.message}`)
 
-const readOptional = (file: string) =>
-  Effect.gen(function*() {
-    const fsys = yield* FileSystem.FileSystem
-    const exists = yield* fsys.exists(file).pipe(Effect.mapError(ioError(file)))
-    if (!exists) return undefined
-    return yield* fsys.readFileString(file).pipe(Effect.mapError(ioError(file)))
+/** A project file's text, bounded (issue 16); `undefined` when it is missing. */
+const readOptional = (file: string): Effect.Effect<string | undefined, AuditError.AuditError> =>
+  Effect.suspend(() => {
+    const r = Files.readText(file)
+    return r._tag === "refused"
+      ? Effect.fail(AuditError.make("io", r.message))
+      : Effect.succeed(r._tag === "text" ? r.text : undefined)
   })
 
 const inside = (audit: string, rel: string): string | undefined => {
@@ -168,8 +170,10 @@ export interface ViewReport {
 export const checkViews = (
   p: ProjectPaths,
   doc: State.StateDoc,
-  options: { readonly only?: ReadonlySet<string> | undefined; readonly marks?: ReadonlyMap<string, string> | undefined } =
-    {}
+  options: {
+    readonly only?: ReadonlySet<string> | undefined
+    readonly marks?: ReadonlyMap<string, string> | undefined
+  } = {}
 ): Effect.Effect<ViewReport, AuditError.AuditError> =>
   Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
     Effect.suspend(() => {
@@ -312,104 +316,13 @@ export const readConfig = Effect.fn("Project.readConfig")(function*(p: ProjectPa
   })
 })
 
-const POLICY_KEYS: Readonly<Record<string, keyof Verbs.VerbPolicy>> = {
-  strict_class_moves: "strictClassMoves",
-  refuse_noop_admin: "refuseNoOpAdmin",
-  strict_ruling_tokens: "strictRulingTokens",
-  keep_terminal_refusals: "keepTerminalRefusals"
-}
-
-const TRUE = ["1", "true", "yes", "on"]
-const FALSE = ["0", "false", "no", "off"]
-
 /**
  * Parse `orchestrator.conf` text (pure).
  *
  * @since 0.1.0
  * @category config
  */
-export const parseConfig = (text: string): Decision.DecisionConfig | string => {
-  let config: Decision.DecisionConfig = Decision.defaultConfig
-  const lines = text.split(/\r?\n/)
-  for (let k = 0; k < lines.length; k++) {
-    const line = lines[k]!.replace(/#.*$/, "").trim()
-    if (line === "") continue
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*(.*)$/.exec(line)
-    if (!m) return `line ${k + 1}: expected 'key = value', found '${line}'`
-    const [, key, value] = m as unknown as [string, string, string]
-    const bool = () => {
-      if (TRUE.includes(value.toLowerCase())) return true
-      if (FALSE.includes(value.toLowerCase())) return false
-      return `line ${k + 1}: ${key} must be one of ${[...TRUE, ...FALSE].join(", ")}, found '${value}'`
-    }
-    const int = (min: number) =>
-      /^[0-9]+$/.test(value) && Number(value) >= min
-        ? Number(value)
-        : `line ${k + 1}: ${key} must be an integer >= ${min}, found '${value}'`
-    switch (key) {
-      case "triage_batch_cap": {
-        const v = int(0)
-        if (typeof v === "string") return v
-        config = { ...config, triageBatchCap: v }
-        break
-      }
-      case "batch_size": {
-        const v = int(1)
-        if (typeof v === "string") return v
-        config = { ...config, batchSize: v }
-        break
-      }
-      case "construal_gate": {
-        const v = bool()
-        if (typeof v === "string") return v
-        config = { ...config, construalGate: v }
-        break
-      }
-      case "audit_over_critical": {
-        const v = bool()
-        if (typeof v === "string") return v
-        config = { ...config, auditOverCritical: v }
-        break
-      }
-      case "embargo": {
-        const v = bool()
-        if (typeof v === "string") return v
-        config = { ...config, embargo: v }
-        break
-      }
-      case "embargo_after": {
-        const v = int(1)
-        if (typeof v === "string") return v
-        config = { ...config, embargoAfter: v }
-        break
-      }
-      case "strict_class_moves":
-      case "refuse_noop_admin":
-      case "strict_ruling_tokens":
-      case "keep_terminal_refusals": {
-        const v = bool()
-        if (typeof v === "string") return v
-        const field = POLICY_KEYS[key]!
-        config = { ...config, verbPolicy: { ...config.verbPolicy, [field]: v } }
-        break
-      }
-      case "budgets": {
-        // xcheck's budget gates (§4.2 step 8) are not specified anywhere Steward can read: with
-        // them on, `next` could hand out a session xcheck would stop. Refuse rather than guess.
-        const v = bool()
-        if (typeof v === "string") return v
-        if (v) {
-          return `line ${k + 1}: budgets = ${value} is not supported: xcheck's budget gates (§4.2 step 8) are ` +
-            `not specified, so Steward cannot decide as xcheck would; set budgets = off (ADR 0108)`
-        }
-        break
-      }
-      default:
-        break // operator keys this package does not read (timeouts, …) are left to their owners
-    }
-  }
-  return config
-}
+export const parseConfig: (text: string) => Decision.DecisionConfig | string = Config.parseConfig
 
 /**
  * Lint the project: state + views, referenced files exist, orphan Markdown, refusal prose,
@@ -472,32 +385,7 @@ export const lint = Effect.fn("Project.lint")(function*(p: ProjectPaths, doc: St
  * @since 0.2.0
  * @category subject
  */
-export const subjectHead = (project: string): string | undefined => {
-  try {
-    let gitDir = nodePath.join(project, ".git")
-    const stat = fs.statSync(gitDir)
-    if (stat.isFile()) {
-      const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(gitDir, "utf8"))
-      if (!m) return undefined
-      gitDir = nodePath.resolve(project, m[1]!.trim())
-    }
-    const head = fs.readFileSync(nodePath.join(gitDir, "HEAD"), "utf8").trim()
-    const sha = (s: string | undefined) => s !== undefined && /^[0-9a-f]{40}$/.test(s) ? s : undefined
-    const ref = /^ref:\s*(\S+)$/.exec(head)?.[1]
-    if (ref === undefined) return sha(head)
-    const loose = nodePath.join(gitDir, ref)
-    if (fs.existsSync(loose)) return sha(fs.readFileSync(loose, "utf8").trim())
-    const packed = nodePath.join(gitDir, "packed-refs")
-    if (!fs.existsSync(packed)) return undefined
-    for (const line of fs.readFileSync(packed, "utf8").split("\n")) {
-      const [id, name] = line.trim().split(" ")
-      if (name === ref) return sha(id)
-    }
-    return undefined
-  } catch {
-    return undefined
-  }
-}
+export const subjectHead: (project: string) => string | undefined = Subject.subjectHead
 
 /**
  * A subject resolver reading the audited material from the project's working tree: the path
@@ -507,28 +395,4 @@ export const subjectHead = (project: string): string | undefined => {
  * @since 0.1.0
  * @category subject
  */
-export const workingTreeSubject = (project: string): Verbs.SubjectResolver => ({
-  check: (rel, lines, sourceHash) => {
-    const full = nodePath.resolve(project, rel)
-    if (!full.startsWith(nodePath.resolve(project) + nodePath.sep)) {
-      return `--locator '${rel}' is not a path inside the subject`
-    }
-    let bytes: Buffer
-    try {
-      bytes = fs.readFileSync(full)
-    } catch {
-      return `--locator '${rel}' does not exist in the subject commit (the working tree of ${project})`
-    }
-    if (lines !== undefined) {
-      const count = bytes.toString("utf8").split("\n").length - (bytes.at(-1) === 10 ? 1 : 0)
-      if (lines[1] > count || lines[0] < 1 || lines[0] > lines[1]) {
-        return `--locator ${rel}:${lines[0]}${lines[1] !== lines[0] ? `-${lines[1]}` : ""} names line ${
-          lines[1]
-        }, but ${rel} has ${count} line(s)`
-      }
-    }
-    const actual = createHash("sha256").update(bytes).digest("hex")
-    if (actual !== sourceHash) return `--source-hash ${sourceHash} is not the sha-256 of ${rel} (${actual})`
-    return undefined
-  }
-})
+export const workingTreeSubject: (project: string) => Verbs.SubjectResolver = Subject.workingTreeSubject

@@ -2,7 +2,9 @@
  * The audit CLI's own code path (argument parsing, store open, drift check, views, checks) at 100,
  * 1,000 and 10,000 findings, beside the library path (a warm store, no views). Issue 21's targets
  * at 10,000 through the CLI: a verb commit ≤ 100 ms, `next` ≤ 50 ms, metrics ≤ 100 ms, export
- * ≤ 200 ms. Run: `node ../../scripts/pnpm.mjs exec vitest bench --run bench/audit-cli.bench.ts`.
+ * ≤ 200 ms. Run: `node ../../scripts/pnpm.mjs exec vitest bench --run bench/audit-cli.bench.ts`. After the
+ * rows it prints each operation's growth from 100 to 10,000 findings and each CLI row's ratio to
+ * the same-run library row.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -14,7 +16,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { bench, describe } from "vitest"
+import { afterAll, bench, describe } from "vitest"
 import { main } from "../src/Main.js"
 
 const state = (n: number): string =>
@@ -107,35 +109,118 @@ const store = async (n: number) => {
 
 const options = { iterations: 5, warmupIterations: 1, time: 0 }
 
-for (const n of [100, 1_000, 10_000]) {
+const SIZES = [100, 1_000, 10_000] as const
+const OPS = [
+  "CLI verb commit",
+  "CLI next --dry-run",
+  "CLI metrics --json",
+  "CLI export-state",
+  "library verb commit",
+  "library next + metrics"
+] as const
+type Op = typeof OPS[number]
+
+/** Every measured run's duration (ms), per operation and size, for the growth report. */
+const samples = new Map<string, Array<number>>()
+const timed = (op: Op, n: number, f: () => Promise<void>) => async () => {
+  const start = performance.now()
+  await f()
+  const key = `${op}@${n}`
+  samples.set(key, [...(samples.get(key) ?? []), performance.now() - start])
+}
+const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+// Issue 21: how each cost grows from 100 to 10,000 findings (the slope of log time over log
+// findings: 0 is flat, 1 is linear), and each CLI row beside the same-run library row.
+afterAll(() => {
+  const med = (op: Op, n: number) => median(samples.get(`${op}@${n}`) ?? [Number.NaN])
+  for (const op of OPS) {
+    const ms = SIZES.map((n) => med(op, n))
+    const xs = SIZES.map(Math.log)
+    const ys = ms.map(Math.log)
+    const mx = xs.reduce((a, b) => a + b) / xs.length
+    const my = ys.reduce((a, b) => a + b) / ys.length
+    const slope = xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0)
+    const shape = slope <= 0.25 ? "flat" : slope <= 1.1 ? "at most linear" : "WORSE THAN LINEAR"
+    console.log(
+      `[audit growth, ${op}] ${SIZES.map((n, i) => `${n}: ${ms[i]!.toFixed(2)} ms`).join(", ")}; 10,000/100 = ${
+        (ms[2]! / ms[0]!).toFixed(2)
+      }×; growth exponent ${slope.toFixed(2)} (${shape})`
+    )
+  }
+  const targets: ReadonlyArray<readonly [Op, Op, number]> = [
+    ["CLI verb commit", "library verb commit", 100],
+    ["CLI next --dry-run", "library next + metrics", 50],
+    ["CLI metrics --json", "library next + metrics", 100],
+    ["CLI export-state", "library next + metrics", 200]
+  ]
+  for (const [op, reference, target] of targets) {
+    const cliMs = med(op, 10_000)
+    const refMs = med(reference, 10_000)
+    console.log(
+      `[audit at 10,000, ${op}] median ${cliMs.toFixed(2)} ms (target ≤ ${target} ms${
+        cliMs <= target ? ", met" : ", NOT met"
+      }); ${(cliMs / refMs).toFixed(1)}× the same-run "${reference}" row (${refMs.toFixed(2)} ms)`
+    )
+  }
+})
+
+for (const n of SIZES) {
   describe(`audit at ${n} findings`, () => {
     let k = 0
-    bench(`CLI verb commit (set-status, views + drift check) — n=${n} findings`, async () => {
-      const dir = await project(n)
-      const id = `F-${String(k++ % n).padStart(4, "0")}`
-      await cli("audit", "--project", dir, "set-status", id, "accepted")
-    }, { ...options, setup: async () => void (await project(n)) })
-    bench(`CLI next --dry-run — n=${n} findings`, async () => {
-      await cli("audit", "--project", await project(n), "next", "--dry-run")
-    }, options)
-    bench(`CLI metrics --json — n=${n} findings`, async () => {
-      await cli("audit", "--project", await project(n), "metrics", "--json")
-    }, options)
-    bench(`CLI export-state — n=${n} findings`, async () => {
-      const dir = await project(n)
-      await cli("audit", "--project", dir, "export-state", path.join(dir, "out.json"))
-    }, options)
+    bench(
+      `CLI verb commit (set-status, views + drift check) — n=${n} findings`,
+      timed("CLI verb commit", n, async () => {
+        const dir = await project(n)
+        const id = `F-${String(k++ % n).padStart(4, "0")}`
+        await cli("audit", "--project", dir, "set-status", id, "accepted")
+      }),
+      { ...options, setup: async () => void (await project(n)) }
+    )
+    bench(
+      `CLI next --dry-run — n=${n} findings`,
+      timed("CLI next --dry-run", n, async () => {
+        await cli("audit", "--project", await project(n), "next", "--dry-run")
+      }),
+      options
+    )
+    bench(
+      `CLI metrics --json — n=${n} findings`,
+      timed("CLI metrics --json", n, async () => {
+        await cli("audit", "--project", await project(n), "metrics", "--json")
+      }),
+      options
+    )
+    bench(
+      `CLI export-state — n=${n} findings`,
+      timed("CLI export-state", n, async () => {
+        const dir = await project(n)
+        await cli("audit", "--project", dir, "export-state", path.join(dir, "out.json"))
+      }),
+      options
+    )
     let j = 0
-    bench(`library verb commit (warm store, no views) — n=${n} findings`, async () => {
-      const s = await store(n)
-      const id = `F-${String(j++ % n).padStart(4, "0")}`
-      await Effect.runPromise(s.apply({ verb: "set-status", id, status: "accepted" }))
-    }, options)
-    bench(`library next + metrics (warm store) — n=${n} findings`, async () => {
-      const s = await store(n)
-      const doc = await Effect.runPromise(s.load)
-      Decision.stateAndDecision(doc)
-      Metrics.metrics(doc, await Effect.runPromise(s.events), "/p")
-    }, options)
+    bench(
+      `library verb commit (warm store, no views) — n=${n} findings`,
+      timed("library verb commit", n, async () => {
+        const s = await store(n)
+        const id = `F-${String(j++ % n).padStart(4, "0")}`
+        await Effect.runPromise(s.apply({ verb: "set-status", id, status: "accepted" }))
+      }),
+      options
+    )
+    bench(
+      `library next + metrics (warm store) — n=${n} findings`,
+      timed("library next + metrics", n, async () => {
+        const s = await store(n)
+        const doc = await Effect.runPromise(s.load)
+        Decision.stateAndDecision(doc)
+        Metrics.metrics(doc, await Effect.runPromise(s.events), "/p")
+      }),
+      options
+    )
   })
 }

@@ -216,7 +216,21 @@ const fromDescriptor = (descriptor: Node, parentPath: ReadonlyArray<string>): Co
 export const describe = (
   command: Command.Command<string, any, any, any>,
   parentPath: ReadonlyArray<string> = []
-): CommandSpec => fromDescriptor((command as unknown as { readonly descriptor: Node }).descriptor, parentPath)
+): CommandSpec => {
+  // a command is an immutable value and describing one renders every help text in it: remember
+  // the result per command and parent path (a host that runs many commands in one process pays once)
+  const key = parentPath.join("\0")
+  let byPath = described.get(command)
+  if (byPath === undefined) described.set(command, byPath = new Map())
+  let spec = byPath.get(key)
+  if (spec === undefined) {
+    spec = fromDescriptor((command as unknown as { readonly descriptor: Node }).descriptor, parentPath)
+    byPath.set(key, spec)
+  }
+  return spec
+}
+
+const described = new WeakMap<object, Map<string, CommandSpec>>()
 
 /**
  * Every verb (leaf) under a command, depth first.

@@ -36,11 +36,16 @@ const kindOf = (s: fs.Stats): string =>
 const size = (bytes: number): string =>
   bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB` : `${bytes} bytes`
 
+export type ReadBytes =
+  | { readonly _tag: "bytes"; readonly bytes: Buffer }
+  | { readonly _tag: "missing" }
+  | { readonly _tag: "refused"; readonly message: string }
+
 /**
- * Read `file` as UTF-8 text: `missing` when it does not exist; `refused` (naming the file and
- * the rule) when it is not a regular file, is larger than `maxBytes`, or is not valid UTF-8.
+ * Read `file`: `missing` when it does not exist; `refused` (naming the file and the rule) when it
+ * is not a regular file or is larger than `maxBytes`.
  */
-export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read => {
+export const readBytes = (file: string, maxBytes: number = MAX_FILE_BYTES): ReadBytes => {
   let fd: number
   try {
     const s = fs.statSync(file, { throwIfNoEntry: false })
@@ -55,10 +60,7 @@ export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read 
     const s = fs.fstatSync(fd)
     if (!s.isFile()) return { _tag: "refused", message: `${file}: is ${kindOf(s)}, not a regular file` }
     if (s.size > maxBytes) {
-      return {
-        _tag: "refused",
-        message: `${file}: ${size(s.size)} is larger than the limit of ${size(maxBytes)}`
-      }
+      return { _tag: "refused", message: `${file}: ${size(s.size)} is larger than the limit of ${size(maxBytes)}` }
     }
     const buffer = Buffer.allocUnsafe(s.size + 1)
     let total = 0
@@ -66,19 +68,24 @@ export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read 
       const n = fs.readSync(fd, buffer, total, buffer.length - total, null)
       if (n === 0) break
       total += n
-      if (total > s.size) {
-        return { _tag: "refused", message: `${file}: grew while read, past ${size(s.size)}` }
-      }
+      if (total > s.size) return { _tag: "refused", message: `${file}: grew while read, past ${size(s.size)}` }
     }
-    try {
-      return { _tag: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, total)) }
-    } catch {
-      return { _tag: "refused", message: `${file}: not valid UTF-8` }
-    }
+    return { _tag: "bytes", bytes: buffer.subarray(0, total) }
   } catch (e) {
     return { _tag: "refused", message: `${file}: cannot be read (${(e as Error).message})` }
   } finally {
     fs.closeSync(fd)
+  }
+}
+
+/** Read `file` as UTF-8 text ({@link readBytes}; invalid UTF-8 is `refused`). */
+export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read => {
+  const r = readBytes(file, maxBytes)
+  if (r._tag !== "bytes") return r
+  try {
+    return { _tag: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(r.bytes) }
+  } catch {
+    return { _tag: "refused", message: `${file}: not valid UTF-8` }
   }
 }
 

@@ -73,6 +73,7 @@ export const collections: ReadonlyArray<Collection> = COLLECTIONS
  * @category validation
  */
 export const issue = (doc: unknown): string | undefined => {
+  settle(doc)
   const top = topIssue(doc)
   if (top !== undefined) return top
   return bodyIssue(doc as Record<string, unknown>)
@@ -148,7 +149,11 @@ export const issueAfter = (prev: StateDoc, next: StateDoc): string | undefined =
   const top = topIssue(next)
   if (top !== undefined) return top
   const changed = changedFindings(prev, next)
-  if (changed === undefined) return bodyIssue(next as unknown as Record<string, unknown>)
+  if (changed === undefined) {
+    // the rows `next` kept from a sealed `prev` are checked already: mark them so
+    settle(prev)
+    return bodyIssue(next as unknown as Record<string, unknown>)
+  }
   if (changed.length === 0) return undefined
   const rows = next.findings!
   for (const k of changed) {
@@ -255,14 +260,29 @@ const fieldsOf: Record<Collection, Fields> = {
  * @internal
  */
 export const trustSealed = (doc: StateDoc): StateDoc => {
+  // marking 10,000 rows costs more than a `next` may spend: the rows are marked (and frozen)
+  // the first time a full validation meets them (`settle`), which most read commands never run
   const d = doc as unknown as Record<string, ReadonlyArray<Record<string, unknown>> | undefined>
   for (const c of COLLECTIONS) {
     const rows = d[c]
-    if (rows === undefined || rows === null) continue
-    const fields = fieldsOf[c]
-    for (let k = 0; k < rows.length; k++) markRecordValid(rows[k]!, fields)
+    if (Array.isArray(rows)) unsettled.set(rows, c)
   }
   return doc
+}
+
+/** Row arrays of sealed documents whose rows are not yet marked checked. */
+const unsettled = new WeakMap<ReadonlyArray<unknown>, Collection>()
+
+/** Mark the rows of `doc`'s sealed row arrays checked (see {@link trustSealed}). */
+const settle = (doc: unknown): void => {
+  if (!isObj(doc)) return
+  for (const c of COLLECTIONS) {
+    const rows = doc[c]
+    if (!Array.isArray(rows) || unsettled.get(rows) !== c) continue
+    unsettled.delete(rows)
+    const fields = fieldsOf[c]
+    for (let k = 0; k < rows.length; k++) markRecordValid(rows[k] as Record<string, unknown>, fields)
+  }
 }
 
 const bodyIssue = (doc: Record<string, unknown>): string | undefined => {

@@ -37,7 +37,9 @@ export interface Tx {
   /** Seal what this transaction leaves (called last, after every other write). */
   readonly seal: (seal: Seal) => Effect.Effect<void, AuditError.AuditError>
   /** The recorded view fingerprints (relative path → mark); a commit drops those of what it changed. */
-  readonly viewMarks: Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
+  readonly viewMarks: (
+    paths?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
   /** Record view fingerprints (`undefined` removes one). */
   readonly putViewMarks: (
     marks: ReadonlyArray<readonly [string, string | undefined]>

@@ -209,7 +209,7 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
         const refused = (error: AuditError.AuditError) =>
           Effect.as(appendEvents(tx, snap, [acquired, released]), { _tag: "denied" as const, error })
         if (options.guard !== undefined) {
-          const guarded = yield* Effect.either(options.guard(snap.doc))
+          const guarded = yield* Effect.either(options.guard(snap.doc, tx.viewMarks))
           if (guarded._tag === "Left") return yield* refused(guarded.left)
         }
         if (options.expectRevision !== undefined && options.expectRevision !== snap.revision) {
@@ -394,7 +394,7 @@ export const makeEngine = (backend: Backend): AuditStoreShape => {
       }))
   )
 
-  const viewMarks: AuditStoreShape["viewMarks"] = backend.transact(false, (tx) => tx.viewMarks)
+  const viewMarks: AuditStoreShape["viewMarks"] = (paths) => backend.transact(false, (tx) => tx.viewMarks(paths))
 
   const markViews: AuditStoreShape["markViews"] = (revision, marks) =>
     marks.length === 0 ? Effect.void : backend.transact(true, (tx) =>

@@ -36,7 +36,12 @@ export const memoryBackend = Effect.gen(function*() {
           // the memory store lives in one process: its engine always holds the snapshot
           sealed: Effect.succeed(undefined),
           seal: () => Effect.void,
-          viewMarks: Effect.sync(() => staged.marks),
+          viewMarks: (paths) =>
+            Effect.sync(() =>
+              paths === undefined
+                ? staged.marks
+                : new Map(paths.flatMap((p) => staged.marks.has(p) ? [[p, staged.marks.get(p)!] as const] : []))
+            ),
           putViewMarks: (marks) =>
             Effect.sync(() => {
               const m = new Map(staged.marks)

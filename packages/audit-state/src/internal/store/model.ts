@@ -43,8 +43,14 @@ export interface ApplyOptions {
   /**
    * A check run inside the transaction on the document the verb will see (the CLI's drift
    * check): a failure refuses the verb with that error, after the lease pair is recorded.
+   * `viewMarks` reads the view marks of the given paths inside the same transaction.
    */
-  readonly guard?: ((doc: State.StateDoc) => Effect.Effect<void, AuditError.AuditError>) | undefined
+  readonly guard?:
+    | ((
+      doc: State.StateDoc,
+      viewMarks: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
+    ) => Effect.Effect<void, AuditError.AuditError>)
+    | undefined
 }
 
 /**
@@ -150,9 +156,11 @@ export interface AuditStoreShape {
   readonly embargoHistory: Effect.Effect<ReadonlyArray<Embargo.HistoryEvent>, AuditError.AuditError>
   /**
    * Fingerprints of generated views last seen to agree with state (relative path, or `LEDGER.md`,
-   * → mark); a commit drops those of the records it changed (ADR 0115).
+   * → mark); a commit drops those of the records it changed (ADR 0115). `paths`: only these.
    */
-  readonly viewMarks: Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
+  readonly viewMarks: (
+    paths?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, string>, AuditError.AuditError>
   /**
    * Record view fingerprints observed against state revision `revision` (`undefined` drops one);
    * nothing is recorded when the state has moved past that revision.

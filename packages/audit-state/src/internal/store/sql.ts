@@ -84,11 +84,15 @@ export const migrations = Migrator.fromRecord({
           }
         }),
       orElse: () =>
-        Effect.forEach(SEALED_TABLES, (table) =>
-          Effect.forEach(["INSERT", "UPDATE", "DELETE"], (op) =>
-            sql.unsafe(`CREATE TRIGGER IF NOT EXISTS ${table}_touch_${op.toLowerCase()}
+        Effect.forEach(
+          SEALED_TABLES,
+          (table) =>
+            Effect.forEach(["INSERT", "UPDATE", "DELETE"], (op) =>
+              sql.unsafe(`CREATE TRIGGER IF NOT EXISTS ${table}_touch_${op.toLowerCase()}
               AFTER ${op} ON ${table} FOR EACH ROW
-              BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; END`)), { discard: true })
+              BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; END`)),
+          { discard: true }
+        )
     })
   })
 })
@@ -102,8 +106,14 @@ const runMigrations = Migrator.make({})({ loader: migrations, table: "audit_stat
 const storageError = (what: string) => (error: SqlError | Migrator.MigrationError) =>
   AuditError.make("storage", `audit state database: ${what} failed: ${error.message}`)
 
-/** A float written as `12.0` or `1e3` must keep its spelling: only the strict reader does. */
-const MAYBE_FLOAT = /[0-9][.eE]/
+const chunks = <A>(xs: ReadonlyArray<A>, n: number): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, k) => xs.slice(k * n, k * n + n))
+
+/**
+ * A float written as `12.0` or `1e3` must keep its spelling: only the strict reader does. A JSON
+ * number with a fraction or an exponent always has a digit, `.`/`e`/`E`, then a digit or sign.
+ */
+const MAYBE_FLOAT = /[0-9][.eE][-+0-9]/
 
 const parseRow = (text: string, where: string, trusted = false): Effect.Effect<any, AuditError.AuditError> => {
   // a sealed row was written by this package from a validated value (ADR 0114): the native
@@ -133,34 +143,35 @@ export const sqlBackend = Effect.gen(function*() {
     ).pipe(
       Effect.map((rows) => rows[0] === undefined ? undefined : { revision: rows[0].revision, events: rows[0].events })
     ),
-    loadDoc: (trusted) => Effect.gen(function*() {
-      const heads = yield* wrap(
-        "read",
-        sql<{ present: string; doc: string }>`SELECT present, doc FROM audit_state_head WHERE id = 1`
-      )
-      const head = heads[0]
-      if (head === undefined) return undefined
-      const rest = (yield* parseRow(head.doc, "state head", trusted)) as Record<string, unknown>
-      const present = (yield* parseRow(head.present, "state head", trusted)) as ReadonlyArray<string>
-      const rows = yield* wrap(
-        "read",
-        sql<
-          { collection: string; pos: number; doc: string }
-        >`SELECT collection, pos, doc FROM audit_state_rows ORDER BY collection, pos`
-      )
-      const doc: Record<string, unknown> = { ...rest }
-      for (const c of present) doc[c] = []
-      for (const r of rows) {
-        const arr = doc[r.collection] as Array<unknown> | undefined
-        if (arr === undefined) {
-          return yield* Effect.fail(
-            AuditError.make("invalid-state", `stored row of unknown collection '${r.collection}'`)
-          )
+    loadDoc: (trusted) =>
+      Effect.gen(function*() {
+        const heads = yield* wrap(
+          "read",
+          sql<{ present: string; doc: string }>`SELECT present, doc FROM audit_state_head WHERE id = 1`
+        )
+        const head = heads[0]
+        if (head === undefined) return undefined
+        const rest = (yield* parseRow(head.doc, "state head", trusted)) as Record<string, unknown>
+        const present = (yield* parseRow(head.present, "state head", trusted)) as ReadonlyArray<string>
+        const rows = yield* wrap(
+          "read",
+          sql<
+            { collection: string; pos: number; doc: string }
+          >`SELECT collection, pos, doc FROM audit_state_rows ORDER BY collection, pos`
+        )
+        const doc: Record<string, unknown> = { ...rest }
+        for (const c of present) doc[c] = []
+        for (const r of rows) {
+          const arr = doc[r.collection] as Array<unknown> | undefined
+          if (arr === undefined) {
+            return yield* Effect.fail(
+              AuditError.make("invalid-state", `stored row of unknown collection '${r.collection}'`)
+            )
+          }
+          arr.push(yield* parseRow(r.doc, `${r.collection}[${r.pos}]`, trusted))
         }
-        arr.push(yield* parseRow(r.doc, `${r.collection}[${r.pos}]`, trusted))
-      }
-      return doc as unknown as State.StateDoc
-    }),
+        return doc as unknown as State.StateDoc
+      }),
     loadLines: (from) =>
       wrap("read", sql<{ line: string }>`SELECT line FROM audit_state_events WHERE seq >= ${from} ORDER BY seq`).pipe(
         Effect.map((rows) => rows.map((r) => r.line))
@@ -185,7 +196,10 @@ export const sqlBackend = Effect.gen(function*() {
         )
         const unmark = staleViews(prev, next)
         for (let k = 0; k < unmark.length; k += 300) {
-          yield* wrap("write", sql`DELETE FROM audit_state_view_marks WHERE ${sql.in("path", unmark.slice(k, k + 300))}`)
+          yield* wrap(
+            "write",
+            sql`DELETE FROM audit_state_view_marks WHERE ${sql.in("path", unmark.slice(k, k + 300))}`
+          )
         }
         for (const c of State.collections) {
           const before = (prev?.[c] ?? []) as ReadonlyArray<unknown>
@@ -235,9 +249,20 @@ export const sqlBackend = Effect.gen(function*() {
         sql`UPDATE audit_state_seal SET sealed = gen, revision = ${s.revision}, events = ${s.events}, head = ${s.head}
             WHERE id = 1`
       ),
-    viewMarks: wrap("read", sql<{ path: string; mark: string }>`SELECT path, mark FROM audit_state_view_marks`).pipe(
-      Effect.map((rows) => new Map(rows.map((r) => [r.path, r.mark])))
-    ),
+    viewMarks: (paths) =>
+      (paths === undefined
+        ? wrap("read", sql<{ path: string; mark: string }>`SELECT path, mark FROM audit_state_view_marks`)
+        : paths.length === 0
+        ? Effect.succeed([])
+        : Effect.map(
+          Effect.forEach(chunks(paths, 300), (some) =>
+            wrap(
+              "read",
+              sql<{ path: string; mark: string }>`SELECT path, mark FROM audit_state_view_marks
+                WHERE ${sql.in("path", some)}`
+            )),
+          (rows) => rows.flat()
+        )).pipe(Effect.map((rows) => new Map(rows.map((r) => [r.path, r.mark])))),
     putViewMarks: (marks) =>
       Effect.forEach(marks, ([path, mark]) =>
         wrap(

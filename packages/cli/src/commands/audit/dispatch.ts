@@ -5,13 +5,16 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Lease from "./lease.js"
 import { common, opt, req, resolveProject, u } from "./options.js"
 import { loadChecked, withStore } from "./store.js"
+
+/** The largest `--prompt-file` `dispatch open` reads. */
+const PROMPT_MAX_BYTES = 16 * 1024 * 1024
 
 const dispatchOpen = Command.make(
   "open",
@@ -32,12 +35,12 @@ const dispatchOpen = Command.make(
   (a) =>
     Effect.gen(function*() {
       const p = yield* resolveProject(a.project)
-      const fs = yield* FileSystem.FileSystem
       const promptFile = u(a.promptFile)
+      // bounded (issue 16): size-checked, FIFOs and devices refused, UTF-8 checked
       const prompt = u(a.prompt) ?? (promptFile === undefined
         ? undefined
-        : yield* fs.readFileString(promptFile).pipe(
-          Effect.mapError((e) => cannotRun("io", `${promptFile}: ${e.message}`))
+        : yield* BoundedFile.readText(promptFile, { maxBytes: PROMPT_MAX_BYTES }).pipe(
+          Effect.mapError((e) => BoundedFile.toFailure(e))
         ))
       if (prompt === undefined) {
         return yield* Effect.fail(cannotRun("usage", "dispatch open needs --prompt or --prompt-file"))

@@ -12,10 +12,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as AuditDatabase from "../../AuditDatabase.js"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import { common, opt, resolveProject } from "./options.js"
-import { toCli, withStore } from "./store.js"
+import { renderAndMark, toCli, withStore } from "./store.js"
 
 export const init = Command.make(
   "init",
@@ -38,7 +39,7 @@ export const init = Command.make(
               Effect.mapError((e) => AuditError.make("io", `cannot create ${p.audit}/${dir}: ${e.message}`))
             )
           }
-          yield* Project.renderViews(p, doc)
+          yield* renderAndMark(p, store, doc)
           yield* Output.result(
             json,
             {
@@ -58,7 +59,7 @@ export const renderViewsCommand = Command.make("render-views", common, ({ json, 
     yield* withStore(p, false, (store) =>
       Effect.gen(function*() {
         const doc = yield* store.load
-        const { destroyed, written } = yield* Project.renderViews(p, doc)
+        const { destroyed, written } = yield* renderAndMark(p, store, doc)
         yield* Output.result(json, { written, drifted: destroyed }, (r) =>
           r.drifted.length === 0
             ? `views rendered (${r.written} file(s) written)`
@@ -67,6 +68,9 @@ export const renderViewsCommand = Command.make("render-views", common, ({ json, 
             }`)
       }))
   })).pipe(Command.withDescription("Re-render LEDGER.md and every frontmatter block from state (repairs drift)"))
+
+/** The largest `state.json` or `events.jsonl` `import-state` reads. */
+const IMPORT_MAX_BYTES = 256 * 1024 * 1024
 
 const EXIT_2_IMPORT: ReadonlySet<string> = new Set(["invalid-input", "io", "storage", "invalid-state", "ledger"])
 
@@ -83,15 +87,11 @@ export const importState = Command.make(
   ({ events, file, json, project }) =>
     Effect.gen(function*() {
       const p = yield* resolveProject(project)
-      const fs = yield* FileSystem.FileSystem
+      // bounded (issue 16): size-checked before reading, FIFOs and devices refused, UTF-8 checked;
+      // the JSON reader bounds the depth and refuses duplicate keys
       const read = (f: string) =>
-        Effect.flatMap(
-          fs.readFile(f).pipe(Effect.mapError((e) => cannotRun("io", `${f}: ${e.message}`))),
-          (bytes) =>
-            Effect.try({
-              try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-              catch: () => cannotRun("invalid-state", `${f}: not valid UTF-8`)
-            })
+        BoundedFile.readText(f, { maxBytes: IMPORT_MAX_BYTES }).pipe(
+          Effect.mapError((e) => BoundedFile.toFailure(e, "invalid-state"))
         )
       const stateText = yield* read(file)
       const eventsText = Option.isSome(events) ? yield* read(events.value) : undefined
@@ -111,7 +111,7 @@ export const importState = Command.make(
           const report = yield* store.importState(stateText, eventsText).pipe(
             Effect.mapError((e) => toCli(e, EXIT_2_IMPORT))
           )
-          yield* Project.renderViews(p, yield* store.load)
+          yield* renderAndMark(p, store, yield* store.load)
           yield* Output.result(
             json,
             report,

@@ -6,7 +6,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
-import { AuditError, AuditStore, Project } from "@steward/audit-state"
+import { AuditError, AuditStore, Project, type State } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AuditDatabase from "../../AuditDatabase.js"
@@ -82,6 +82,23 @@ export const withStore = <A>(
 export const loadChecked = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
   Effect.gen(function*() {
     const doc = yield* store.load
-    yield* Project.refuseOnDrift(p, doc)
+    // views whose fingerprint matches their mark agree unread (ADR 0115); the others are read
+    const seen = yield* Project.refuseOnDrift(p, doc, undefined, yield* store.viewMarks())
+    yield* store.markViews(doc.state_revision, seen)
     return doc
   })
+
+/**
+ * Render the views (all, or `LEDGER.md` and the records in `only`) and record the marks of the
+ * files written or found current, so later checks need not read them (ADR 0115).
+ */
+export const renderAndMark = (
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  doc: State.StateDoc,
+  only?: ReadonlySet<string>
+) =>
+  Effect.tap(
+    Project.renderViews(p, doc, only),
+    (rendered) => store.markViews(doc.state_revision, rendered.marks)
+  )

@@ -4,17 +4,16 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import { type AuditStore, Project, State, type Verbs } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Types from "effect/Types"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Lease from "./lease.js"
 import { common, expectRevision, resolveProject, u } from "./options.js"
-import { withStore } from "./store.js"
+import { renderAndMark, withStore } from "./store.js"
 
 /** The records a request names (its id, a class finding's members). */
 const touchedIds = (request: Verbs.VerbRequest): ReadonlySet<string> =>
@@ -64,17 +63,22 @@ export const applyVerb = (
     const issue = pathIssues(p, before, request)
     if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
     const config = yield* Project.readConfig(p)
-    const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    const touched = touchedIds(request)
     const applied = yield* store.apply(request, {
       expectRevision: options.expectRevision,
       subject: Project.workingTreeSubject(p.project),
       headBefore: Project.subjectHead(p.project),
       policy: config.verbPolicy,
-      // the drift check runs inside the verb's transaction, as xcheck's does under its lock
-      guard: (doc) => Effect.provide(Project.refuseOnDrift(p, doc, touchedIds(request)), platform)
+      // the drift check runs inside the verb's transaction, as xcheck's does under its lock; views
+      // whose fingerprint matches their mark agree unread (ADR 0115)
+      guard: (doc, viewMarks) =>
+        Effect.gen(function*() {
+          const keys = ["LEDGER.md", ...State.records(doc).filter((r) => touched.has(r.id)).map((r) => r.body_path)]
+          yield* Project.refuseOnDrift(p, doc, touched, yield* viewMarks(keys))
+        })
     })
     // views re-render only what changed: LEDGER.md and the changed records' blocks
-    yield* Project.renderViews(p, applied.doc, Project.changedRecords(before, applied.doc))
+    yield* renderAndMark(p, store, applied.doc, Project.changedRecords(before, applied.doc))
     return applied
   })
 
@@ -123,13 +127,20 @@ export interface SharedArgs {
   readonly expect: Option.Option<number>
 }
 
+/** The largest body file a verb reads. */
+const BODY_MAX_BYTES = 16 * 1024 * 1024
+
+/**
+ * A record's body text (`undefined` when it is missing): never through a symlink out of audit/
+ * (or onto a store file), and bounded (issue 16) — a FIFO, a device or an oversized body is
+ * refused naming the file and the limit.
+ */
 export const readBody = (p: Project.ProjectPaths, rel: string) =>
   Effect.gen(function*() {
-    // never read through a symlink out of audit/ (or onto a store file)
     if (Project.userPathIssue(p, rel, "body") !== undefined) return undefined
-    const fs = yield* FileSystem.FileSystem
-    const file = `${p.audit}/${rel}`
-    return (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false)))
-      ? yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => undefined))
-      : undefined
+    return yield* BoundedFile.readText(`${p.audit}/${rel}`, { maxBytes: BODY_MAX_BYTES }).pipe(
+      Effect.catchIf((e) => e.reason === "not-found", () => Effect.succeed(undefined)),
+      Effect.mapError((e) => BoundedFile.toFailure(e))
+    )
   })
+
