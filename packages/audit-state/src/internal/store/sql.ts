@@ -57,7 +57,8 @@ export const migrations = Migrator.fromRecord({
   "0003_audit_state_seal": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // ADR 0114: `gen` counts every change to the tables below (triggers); a validated write sets
-    // `sealed = gen` last. A process that opens the store trusts rows whose seal is current.
+    // `sealed = gen` last (creating the row the first time). A process that opens the store trusts
+    // rows whose seal is current. No row yet: nothing is sealed (and a copied database brings its own).
     yield* sql`CREATE TABLE IF NOT EXISTS audit_state_seal (
       id INTEGER PRIMARY KEY CHECK (id = 1),
       gen BIGINT NOT NULL,
@@ -66,8 +67,6 @@ export const migrations = Migrator.fromRecord({
       events BIGINT NOT NULL,
       head TEXT NOT NULL
     )`
-    yield* sql`INSERT INTO audit_state_seal (id, gen, sealed, revision, events, head)
-      VALUES (1, 1, 0, -1, -1, '') ON CONFLICT (id) DO NOTHING`
     yield* sql`CREATE TABLE IF NOT EXISTS audit_state_view_marks (
       path TEXT PRIMARY KEY,
       mark TEXT NOT NULL
@@ -246,8 +245,10 @@ export const sqlBackend = Effect.gen(function*() {
     seal: (s) =>
       wrap(
         "write",
-        sql`UPDATE audit_state_seal SET sealed = gen, revision = ${s.revision}, events = ${s.events}, head = ${s.head}
-            WHERE id = 1`
+        sql`INSERT INTO audit_state_seal (id, gen, sealed, revision, events, head)
+            VALUES (1, 0, 0, ${s.revision}, ${s.events}, ${s.head})
+            ON CONFLICT (id) DO UPDATE SET sealed = audit_state_seal.gen, revision = excluded.revision,
+              events = excluded.events, head = excluded.head`
       ),
     viewMarks: (paths) =>
       (paths === undefined
