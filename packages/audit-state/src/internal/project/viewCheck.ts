@@ -63,7 +63,13 @@ export const checkViews = (
     if (d) drifts.push(d)
     else if (fp !== undefined && Files.settled(fp.mtimeMs, options.nowMs)) marks.push([key, fp.mark])
   }
-  check(LEDGER_MARK, nodePath.join(audit, "LEDGER.md"), "LEDGER.md", (t) => t, () => Views.renderLedger(doc, options.ledgerBanner))
+  check(
+    LEDGER_MARK,
+    nodePath.join(audit, "LEDGER.md"),
+    "LEDGER.md",
+    (t) => t,
+    () => Views.renderLedger(doc, options.ledgerBanner)
+  )
   for (const r of records) {
     if (options.only !== undefined && !options.only.has(r.id)) continue
     const file = inside(audit, r.body_path)

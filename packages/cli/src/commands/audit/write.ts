@@ -143,4 +143,3 @@ export const readBody = (p: Project.ProjectPaths, rel: string) =>
       Effect.mapError((e) => BoundedFile.toFailure(e))
     )
   })
-
