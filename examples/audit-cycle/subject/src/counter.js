@@ -1,0 +1,2 @@
+// A counter that never goes down (docs/invariants.md).
+export const next = (n) => n - 1
