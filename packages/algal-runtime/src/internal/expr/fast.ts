@@ -305,6 +305,12 @@ class Generator {
         return { js: t, fresh: false }
       }
     }
+    return this.scalar(node, scope)
+  }
+
+  /** The comparisons, type predicates and the other number ops (generated as one expression each). */
+  private scalar(node: Extract<Node, { k: 2 }>, scope: ReadonlyArray<Binder>): Out {
+    const { args, cost, op } = node
     if (op in COMPARE_OPS) {
       this.charge(cost)
       const x = this.operand(args[0]!, scope)

@@ -83,6 +83,67 @@ const guardPasses = (
 }
 
 /**
+ * Settle an activation's result: its outputs checked against the declared ports, then the cell
+ * committed or failed (its receipt record and event). Whether the scope goes on: a failure that
+ * no `on: "fail"` edge handles stops it.
+ */
+const settle = (
+  ctx: Ctx,
+  scope: Scope,
+  ci: number,
+  cell: Program.CompiledCell,
+  path: string,
+  activation: Activation,
+  before: number
+): boolean => {
+  let result = activation
+  if (result.ok) {
+    for (const port of Object.keys(result.outputs)) {
+      const decl = Object.prototype.hasOwnProperty.call(cell.outputs, port) ? cell.outputs[port] : undefined
+      const f = decl === undefined
+        ? { code: "TYPE_MISMATCH" as const, message: `cell ${cell.id} produced undeclared port ${port}` }
+        : checkValue(result.outputs[port]!, decl, ctx.sizes, cell.id, port)
+      if (f !== undefined) {
+        result = { ok: false, failure: f, ...(result.extra === undefined ? {} : { extra: result.extra }) }
+        break
+      }
+    }
+  }
+  const work = ctx.work - before
+  // set only when an embedded organism failed inside this activation
+  const raised: Ctx["failure"] = ctx.failure
+  if (result.ok) {
+    scope.status[ci] = COMMITTED
+    scope.outputs[ci] = result.outputs
+    const record: { -readonly [K in keyof Receipt.CellRecord]: Receipt.CellRecord[K] } = {
+      status: "committed",
+      work
+    }
+    if (Object.keys(result.outputs).length > 0) record.outputs = result.outputs
+    if (result.extra !== undefined) Object.assign(record, result.extra)
+    ctx.cells[path] = record
+    pushEvent(ctx, { seq: ctx.events.length, kind: "cell.commit", path }, path)
+  } else {
+    scope.status[ci] = FAILED
+    scope.failures[ci] = result.failure
+    ctx.cells[path] = {
+      status: "failed",
+      work,
+      ...(result.extra ?? {}),
+      failure: { code: result.failure.code, message: result.failure.message }
+    }
+    pushEvent(ctx, { seq: ctx.events.length, kind: "cell.fail", path }, path)
+    if (!cell.handlesFailure) {
+      fail(ctx, result.failure, path)
+      return false
+    }
+    // A failure re-raised from an embedded organism left the run failure set; it is handled here.
+    if (raised !== undefined && ctx.failure === raised) ctx.failure = undefined
+  }
+  return true
+}
+
+/**
  * Schedule one program as a scope: activate ready cells in manifest order until none is ready,
  * delivering outputs (edge order, guards, failure edges), applying the skip rule and the budgets.
  *
@@ -207,49 +268,7 @@ export function* runScope(
         ctx.suspended = true
         break
       }
-      if (result.ok) {
-        for (const port of Object.keys(result.outputs)) {
-          const decl = Object.prototype.hasOwnProperty.call(cell.outputs, port) ? cell.outputs[port] : undefined
-          const f = decl === undefined
-            ? { code: "TYPE_MISMATCH" as const, message: `cell ${cell.id} produced undeclared port ${port}` }
-            : checkValue(result.outputs[port]!, decl, ctx.sizes, cell.id, port)
-          if (f !== undefined) {
-            result = { ok: false, failure: f, ...(result.extra === undefined ? {} : { extra: result.extra }) }
-            break
-          }
-        }
-      }
-      const work = ctx.work - before
-      // set only when an embedded organism failed inside this activation
-      const raised: Ctx["failure"] = ctx.failure
-      if (result.ok) {
-        status[ci] = COMMITTED
-        outputs[ci] = result.outputs
-        const record: { -readonly [K in keyof Receipt.CellRecord]: Receipt.CellRecord[K] } = {
-          status: "committed",
-          work
-        }
-        if (Object.keys(result.outputs).length > 0) record.outputs = result.outputs
-        if (result.extra !== undefined) Object.assign(record, result.extra)
-        ctx.cells[path] = record
-        pushEvent(ctx, { seq: ctx.events.length, kind: "cell.commit", path }, path)
-      } else {
-        status[ci] = FAILED
-        failures[ci] = result.failure
-        ctx.cells[path] = {
-          status: "failed",
-          work,
-          ...(result.extra ?? {}),
-          failure: { code: result.failure.code, message: result.failure.message }
-        }
-        pushEvent(ctx, { seq: ctx.events.length, kind: "cell.fail", path }, path)
-        if (!cell.handlesFailure) {
-          fail(ctx, result.failure, path)
-          break
-        }
-        // A failure re-raised from an embedded organism left the run failure set; it is handled here.
-        if (raised !== undefined && ctx.failure === raised) ctx.failure = undefined
-      }
+      if (!settle(ctx, scope, ci, cell, path, result, before)) break
       if (ctx.work > ctx.budgets.maxWork) {
         fail(ctx, { code: "BUDGET_EXHAUSTED", message: "maxWork exhausted" }, path)
         break
