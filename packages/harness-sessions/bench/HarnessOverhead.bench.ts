@@ -6,13 +6,16 @@
  * the per-run fixed cost (run start, settle, checkpoint, managed transition) cancels out. What
  * remains per call is the harness's chokepoint: input decoding, the governance decision and its
  * hooks, the tool.call / approval / tool.result events, heartbeat and step bookkeeping.
- * Compare with `ToolCall.bench.ts` (the governance decision alone). Memory store, so SQLite
- * cost is measured separately in `EventStore.bench.ts`.
+ * The governance decision alone (`engine.decide` for the same call) is a row of this file, so the
+ * ratio comes from the same run; before the rows, the file also measures both runs and the
+ * decision interleaved in one loop and prints the per-call overhead and its ratio to the decision
+ * (the steadier figure on a loaded machine). Memory store, so SQLite cost is measured separately
+ * in `EventStore.bench.ts`.
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
 import { NodeContext } from "@effect/platform-node"
-import { Evidence, Governance, Responder, Rule } from "@steward/governance-rules"
+import { Evidence, Governance, Policy, Responder, Rule } from "@steward/governance-rules"
 import { Effect, Layer, ManagedRuntime, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -90,9 +93,15 @@ const oneRun = (calls: number) => {
   }))
 }
 
+// Runs take milliseconds: enough warm-up for the JIT and enough samples for a stable median.
+const runs = { warmupIterations: 20, iterations: 60 }
+
 describe("harness overhead per tool call (memory store, stub model, noop tool)", () => {
-  bench("a run with no tool call (the per-run fixed cost)", () => oneRun(0))
-  bench(`a run with ${CALLS} tool calls`, () => oneRun(CALLS))
+  bench("a run with no tool call (the per-run fixed cost)", () => oneRun(0), runs)
+  bench(`a run with ${CALLS} tool calls`, () => oneRun(CALLS), runs)
+  bench("reference: the governance decision alone (engine.decide, the same call)", async () => {
+    await decideAlone()
+  })
 })
 
 // The floor: the chokepoint's parts composed by hand for one call (decode the input, authorize
@@ -108,6 +117,38 @@ const floor = ManagedRuntime.make(
   ).pipe(Layer.orDie)
 )
 afterAll(() => floor.dispose())
+
+const noopCall: Policy.ToolCall = { tool: "mcp", name: "noop" }
+const decideAlone = () => floor.runPromise(Effect.flatMap(Policy.PolicyEngine, (engine) => engine.decide(noopCall)))
+
+const median = (xs: Array<number>): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const time = async (f: () => Promise<unknown>, times = 1): Promise<number> => {
+  const start = performance.now()
+  for (let i = 0; i < times; i++) await f()
+  return (performance.now() - start) / times
+}
+// Interleaved: a load spike hits the three measures alike.
+{
+  for (let i = 0; i < 20; i++) {
+    await oneRun(0)
+    await oneRun(CALLS)
+    await decideAlone()
+  }
+  const empty: Array<number> = [], full: Array<number> = [], alone: Array<number> = []
+  for (let i = 0; i < 60; i++) {
+    empty.push(await time(() => oneRun(0)))
+    full.push(await time(() => oneRun(CALLS)))
+    alone.push(await time(decideAlone, 20))
+  }
+  const perCall = (median(full) - median(empty)) / CALLS
+  console.log(
+    `[harness overhead per tool call] ${perCall.toFixed(3)} ms per call (run with ${CALLS} calls ${
+      median(full).toFixed(2)
+    } ms − run with none ${median(empty).toFixed(2)} ms, / ${CALLS}); governance decision alone ${
+      median(alone).toFixed(4)
+    } ms; ratio ${(perCall / median(alone)).toFixed(1)}`
+  )
+}
 await floor.runPromise(Effect.flatMap(EventStore.EventStore, (store) => store.create("floor", {})))
 let floorCall = 0
 
