@@ -111,6 +111,8 @@ describe("steward audit loop", () => {
       const script = path.join(project, "sessions.jsonl")
       fs.writeFileSync(script, [...auditorTurns, ...remediatorTurns, ...verifierTurns].join("\n") + "\n")
 
+      const next = yield* runCli(["audit", "next", "--dry-run", "--project", project])
+      assert.include(next.stdout, "or run it as a governed session: steward audit loop --step")
       const before = yield* exportState(project)
       const first = yield* runCli(["audit", "loop", "--script", script, ...at])
       assert.strictEqual(first.exitCode, 0, first.stderr)

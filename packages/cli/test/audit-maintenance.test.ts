@@ -60,12 +60,16 @@ describe("steward audit unlock", () => {
       assert.include(write.errorJson().error.message, "steward audit unlock")
       const status = yield* runCli(["audit", "status", "--project", project, "--json"])
       assert.strictEqual(status.json().state_revision, 0)
+      // status shows the lease as xcheck's `lock`
+      assert.deepInclude(status.json().lock, { role: "Auditor", pid: process.pid, heartbeat_age_s: 100, state: "LIVE" })
+      assert.include((yield* runCli(["audit", "status", "--project", project])).stdout, "lock: audit/.lock is held")
 
       yield* TestClock.setTime(301_000) // 301 s without a heartbeat: the lease has expired
       const reclaimed = yield* runCli(["audit", "unlock", "--project", project])
       assert.strictEqual(reclaimed.exitCode, 0, reclaimed.stderr)
       assert.include(reclaimed.stdout, "lock reclaimed: its lease heartbeat stopped 301s ago (lease_ttl 300s)")
       assert.isFalse(fs.existsSync(path.join(project, "audit/.lock")))
+      assert.isNull((yield* runCli(["audit", "status", "--project", project, "--json"])).json().lock)
       const after = yield* runCli(["audit", "set-limit", "reopen_limit", "3", "--project", project])
       assert.strictEqual(after.exitCode, 0, after.stderr)
 

@@ -12,6 +12,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { NegativeResult } from "../../CliError.js"
 import * as Output from "../../Output.js"
+import * as Lease from "./lease.js"
 import { common, resolveProject } from "./options.js"
 import { loadChecked, withStore } from "./store.js"
 
@@ -41,7 +42,23 @@ export const status = Command.make("status", common, ({ json, project }) =>
     yield* withStore(p, false, (store) =>
       Effect.gen(function*() {
         const { status } = yield* statusPayload(p, store)
-        const payload = yield* checked(status, Metrics.STATUS_SCHEMA, "status")
+        const checkedStatus = yield* checked(status, Metrics.STATUS_SCHEMA, "status")
+        // the lease a running `steward audit loop` holds (xcheck's `lock`; null when free)
+        const held = yield* Lease.read(p)
+        const ttl = yield* Lease.leaseTtl(p)
+        const payload = {
+          ...checkedStatus,
+          lock: held._tag === "Held"
+            ? {
+              ...(held.owner ?? { owner: held.ownerText }),
+              heartbeat_age_s: held.heartbeatAge ?? null,
+              lease_ttl_s: ttl,
+              state: Lease.provablyDead(held.owner) ? "STALE" : "LIVE"
+            }
+            : held._tag === "LegacyFile"
+            ? { legacy_file: true, state: "LIVE" }
+            : null
+        }
         yield* Output.result(json, payload, (s) =>
           [
             `project: ${s.project} (xcheck ${s.xcheck_version} semantics)`,
@@ -55,6 +72,7 @@ export const status = Command.make("status", common, ({ json, project }) =>
                 ? s.full_sweep.note
                 : `${s.full_sweep.pass} on ${s.full_sweep.last} (${s.full_sweep.days} day(s) ago)`
             }`,
+            ...(held._tag === "Free" ? [] : [`lock: ${Lease.describe(held, ttl)}`]),
             `decision: ${s.decision.kind} -> ${JSON.stringify(s.decision.detail)}`,
             Decision.describe({ kind: s.decision.kind, detail: s.decision.detail as Decision.Detail })
           ].join("\n"))
@@ -97,7 +115,8 @@ export const next = Command.make(
             if (o.session !== null) {
               lines.push(`=== ${o.session.role} session ===`, `charter: ${o.session.charter}`)
               lines.push(
-                `dispatch it with: steward audit dispatch open --role ${o.session.role} --charter '${o.session.charter}' --executable <agent> --prompt-file <file>`
+                `dispatch it with: steward audit dispatch open --role ${o.session.role} --charter '${o.session.charter}' --executable <agent> --prompt-file <file>`,
+                "or run it as a governed session: steward audit loop --step (--script FILE | --model PROVIDER:MODEL)"
               )
             }
             if (o.dry_run) lines.push("dry-run: not executing.")
