@@ -25,6 +25,7 @@ import * as Schema from "effect/Schema"
 import * as YAML from "yaml"
 import * as Autonomy from "./Autonomy.js"
 import * as GovernanceError from "./GovernanceError.js"
+import * as StrictJson from "./internal/strictJson.js"
 import type * as Policy from "./Policy.js"
 import * as Rule from "./Rule.js"
 
@@ -141,9 +142,23 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
             })
           )
         }
-        return Effect.succeed(doc.toJS({ maxAliasCount: 100 }) as unknown)
+        const value = doc.toJS({ maxAliasCount: 100 }) as unknown
+        const lone = StrictJson.loneSurrogateIn(value)
+        return lone === undefined ? Effect.succeed(value) : Effect.fail(invalidText(file, lone))
       }
-      return Effect.succeed(JSON.parse(text) as unknown)
+      const value = JSON.parse(text) as unknown
+      // duplicate keys (JSON.parse keeps the last) and lone surrogates are refused (issue 16)
+      const problem = StrictJson.firstProblem(text)
+      if (problem === undefined) return Effect.succeed(value)
+      return Effect.fail(
+        problem.kind === "lone-surrogate"
+          ? invalidText(file, problem.path, problem.line)
+          : GovernanceError.make(
+            "policy-invalid",
+            `${file}: duplicate key "${problem.key}" at ${problem.path} (line ${problem.line})`,
+            { file, path: problem.path, key: problem.key }
+          )
+      )
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       return Effect.fail(
@@ -153,6 +168,13 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
       )
     }
   })
+
+const invalidText = (file: string, path: string, line?: number) =>
+  GovernanceError.make(
+    "policy-invalid",
+    `${file}: invalid UTF-16 (a lone surrogate) in the string at ${path}${line === undefined ? "" : ` (line ${line})`}`,
+    { file, path }
+  )
 
 /**
  * Documents nested deeper than this are refused before validation.

@@ -93,6 +93,38 @@ describe("PolicyFile", () => {
       assert.strictEqual(aliases.code, "policy-invalid")
     }))
 
+  it.effect("duplicate keys and lone surrogates are refused, naming the key, path and line (issue 16)", () =>
+    Effect.gen(function*() {
+      const rule = `{"id": "ls", "action": "shell", "resource": "ls *", "effect": "allow"}`
+      const dup = yield* Effect.flip(PolicyFile.parse(`{\n  "rules": [${rule}],\n  "rules": [${rule}]\n}`, "p.json"))
+      assert.strictEqual(dup.code, "policy-invalid")
+      assert.include(dup.message, `p.json: duplicate key "rules" at rules (line 3)`)
+      const inner = yield* Effect.flip(
+        PolicyFile.parse(
+          `{"rules": [{"id": "a", "id": "a", "action": "shell", "resource": "ls", "effect": "allow"}]}`,
+          "q.json"
+        )
+      )
+      assert.include(inner.message, `duplicate key "id" at rules[0].id`)
+      const lone = yield* Effect.flip(
+        PolicyFile.parse(`{"rules": [${rule.replace("\"ls\"", "\"\\ud800ls\"")}]}`, "r.json")
+      )
+      assert.include(lone.message, "r.json: invalid UTF-16 (a lone surrogate) in the string at rules[0].id (line 1)")
+      const yaml = yield* Effect.flip(
+        PolicyFile.parse(
+          "rules:\n  - id: \"\\ud800x\"\n    action: shell\n    resource: ls\n    effect: allow\n",
+          "s.yaml"
+        )
+      )
+      assert.include(yaml.message, "s.yaml: invalid UTF-16 (a lone surrogate) in the string at rules[0].id")
+      // a well-formed pair and distinct keys in sibling objects are fine
+      const ok = yield* PolicyFile.parse(
+        `{"rules": [${rule.replace("\"ls\"", "\"\\ud83d\\ude00\"")}, ${rule.replace("\"ls\"", "\"b\"")}]}`,
+        "t.json"
+      )
+      assert.strictEqual(ok.rules.length, 2)
+    }))
+
   it.effect("a missing file is policy-io naming the file", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(PolicyFile.load("/nonexistent/steward-policy.json"))

@@ -1,0 +1,279 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+
+// Issue 16 acceptance: every hostile input class — a FIFO, a symlink to /dev/zero, a huge file,
+// deep nesting, duplicate keys, an invalid UTF-16 string — given as each kind of document the CLI
+// reads (config, policy rules, manifests, run args, imports, audit state)
+// ends in a refusal (exit 1 or 2) within resource bounds — ≤ 10 s of CPU, ≤ 300 MiB peak RSS, no
+// hang — and the store it would have written still works afterwards. These are resource bounds,
+// not performance assertions: CPU time (not wall time) is bounded so a loaded machine cannot fail
+// them, and a hang is a process still running after 150 s of wall time.
+
+const pkg = path.resolve(import.meta.dirname, "..")
+const bin = path.join(pkg, "src", "bin.ts")
+const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+const probe = path.join(pkg, "bench", "rss-probe.cjs")
+const fixture = (...parts: Array<string>) => path.join(pkg, "test", "fixtures", ...parts)
+
+const CPU_LIMIT_MS = 10_000
+const RSS_LIMIT_MIB = 300
+const HANG_MS = 150_000
+
+interface Ran {
+  readonly code: number | null
+  readonly hung: boolean
+  readonly cpuMs: number | undefined
+  readonly rssMiB: number | undefined
+  readonly stderr: string
+}
+
+const collect = (child: ChildProcess, probeFile: string): Promise<Ran> =>
+  new Promise((resolve) => {
+    let stderr = ""
+    let hung = false
+    const timer = setTimeout(() => {
+      hung = true
+      child.kill("SIGKILL")
+    }, HANG_MS)
+    child.stderr?.on("data", (d) => void (stderr = (stderr + String(d)).slice(-2_000)))
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      const line = fs.existsSync(probeFile) ? fs.readFileSync(probeFile, "utf8").trim().split("\n").pop() : undefined
+      const usage = line ? JSON.parse(line) as { maxRssKiB: number; cpuMs: number } : undefined
+      resolve({ code, hung, cpuMs: usage?.cpuMs, rssMiB: usage && usage.maxRssKiB / 1024, stderr })
+    })
+  })
+
+/** Run `steward ARGS` from source, measured by the preloaded probe (peak RSS and CPU at exit). */
+const steward = (args: ReadonlyArray<string>, cwd: string): Promise<Ran> => {
+  const probeFile = path.join(cwd, `probe-${process.hrtime.bigint()}.jsonl`)
+  const child = spawn(process.execPath, ["-r", probe, "--import", loader, bin, ...args], {
+    cwd,
+    env: { ...process.env, STEWARD_BENCH_PROBE: probeFile, NO_COLOR: "1" },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  return collect(child, probeFile)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input classes: each writes its document at `file`, from the target's valid `base` text.
+
+const DEPTH = 100_000
+
+// A JSON document is rewritten whole; a JSONL history has its first line rewritten.
+const rewrite = (base: string, edit: (doc: string) => string): string => {
+  const whole = (() => {
+    try {
+      JSON.parse(base)
+      return true
+    } catch {
+      return false
+    }
+  })()
+  if (whole) return edit(base.trim())
+  const [first, ...rest] = base.split("\n")
+  return [edit(first!.trim()), ...rest].join("\n")
+}
+
+const firstMember = (doc: string): readonly [string, unknown] => Object.entries(JSON.parse(doc) as object)[0]!
+
+/** `base` with its first member written twice (the same value: only the duplicate is wrong). */
+const duplicateFirstKey = (base: string): string =>
+  rewrite(base, (doc) => {
+    const [key, value] = firstMember(doc)
+    return `{${JSON.stringify(key)}:${JSON.stringify(value)},${doc.slice(1)}`
+  })
+
+/** `base` with a lone surrogate escaped at the start of its first string value. */
+const loneSurrogate = (base: string): string => base.replace(/:\s*"/, ":\"\\ud800")
+
+/** `base` with its first member's value replaced by arrays nested `DEPTH` deep. */
+const deepNesting = (base: string): string =>
+  rewrite(base, (doc) => {
+    const [key] = firstMember(doc)
+    const rest = Object.fromEntries(Object.entries(JSON.parse(doc) as object).slice(1))
+    const tail = JSON.stringify(rest).slice(1)
+    return `{${JSON.stringify(key)}:${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}${tail === "}" ? "}" : `,${tail}`}`
+  })
+
+const classes: ReadonlyArray<{ readonly name: string; readonly write: (file: string, base: string) => void }> = [
+  { name: "FIFO", write: (file) => void spawnSync("mkfifo", [file]) },
+  { name: "symlink to /dev/zero", write: (file) => fs.symlinkSync("/dev/zero", file) },
+  {
+    name: "huge (300 MiB, sparse)",
+    write: (file, base) => {
+      fs.writeFileSync(file, base)
+      fs.truncateSync(file, 300 * 1024 * 1024)
+    }
+  },
+  { name: "deep nesting", write: (file, base) => fs.writeFileSync(file, deepNesting(base)) },
+  { name: "duplicate keys", write: (file, base) => fs.writeFileSync(file, duplicateFirstKey(base)) },
+  { name: "invalid UTF-16 (lone surrogate)", write: (file, base) => fs.writeFileSync(file, loneSurrogate(base)) }
+]
+
+// ---------------------------------------------------------------------------------------------
+// What the CLI reads. `command` runs against the hostile `file`; `healthy` must succeed after every
+// class has run (the store was not damaged); `owner` is the area that hardens that reader.
+
+interface Target {
+  readonly name: string
+  readonly owner: string
+  readonly base: string
+  readonly file: (dir: string) => string
+  readonly command: (file: string, dir: string) => ReadonlyArray<string>
+  readonly healthy: (dir: string) => ReadonlyArray<ReadonlyArray<string>>
+  readonly restore?: (file: string, base: string) => void
+}
+
+const read = (...parts: Array<string>) => fs.readFileSync(fixture(...parts), "utf8")
+const restoreWith = (file: string, base: string) => {
+  fs.rmSync(file, { force: true })
+  fs.writeFileSync(file, base)
+}
+
+const targets: ReadonlyArray<Target> = [
+  {
+    name: "config.json",
+    owner: "cli (HostConfig)",
+    base: JSON.stringify({ extensions: { policy: { note: "hi" } } }),
+    file: (dir) => path.join(dir, "state", "config.json"),
+    command: (_, dir) => ["config", "list", "--state-dir", path.join(dir, "state")],
+    healthy: (dir) => [["config", "list", "--state-dir", path.join(dir, "state")]],
+    restore: restoreWith
+  },
+  {
+    name: "policy rules file",
+    owner: "governance-rules (PolicyFile)",
+    base: JSON.stringify({ rules: [{ id: "ls", action: "shell", resource: "ls *", effect: "allow" }] }),
+    file: (dir) => path.join(dir, "rules.json"),
+    command: (file, dir) => ["policy", "check", "--rules", file, "--state-dir", path.join(dir, "state"), "--", "ls"],
+    healthy: (dir) => [["policy", "check", "--state-dir", path.join(dir, "state"), "--", "ls"]]
+  },
+  {
+    name: "ALGAL manifest",
+    owner: "algal (algal-runtime Manifest, cli algal)",
+    base: read("algal", "counter.algal.json"),
+    file: (dir) => path.join(dir, "hostile.algal.json"),
+    command: (file) => ["algal", "check", file],
+    healthy: () => [["algal", "check", fixture("algal", "counter.algal.json")]]
+  },
+  {
+    name: "ALGAL run args",
+    owner: "algal (cli algal)",
+    base: read("algal", "expr-guard.args.json"),
+    file: (dir) => path.join(dir, "args.json"),
+    command: (file, dir) => [
+      "algal",
+      "run",
+      fixture("algal", "expr-guard.algal.json"),
+      "--args",
+      file,
+      "--state-dir",
+      path.join(dir, "state")
+    ],
+    healthy: (dir) => [[
+      "algal",
+      "run",
+      fixture("algal", "expr-guard.algal.json"),
+      "--args",
+      fixture("algal", "expr-guard.args.json"),
+      "--state-dir",
+      path.join(dir, "state")
+    ]]
+  },
+  {
+    name: "reflex import (JSONL)",
+    owner: "reflex (reflex-core import, cli reflex)",
+    base: read("reflex", "route.valid.jsonl"),
+    file: (dir) => path.join(dir, "route.jsonl"),
+    command: (file, dir) => ["reflex", "import", "route", file, "--state-dir", path.join(dir, "state")],
+    healthy: (dir) => [
+      ["reflex", "status", "--state-dir", path.join(dir, "state")],
+      ["reflex", "import", "route", fixture("reflex", "route.valid.jsonl"), "--state-dir", path.join(dir, "state")]
+    ]
+  },
+  {
+    name: "audit state (import-state)",
+    owner: "audit (audit-state import, cli audit)",
+    base: read("audit", "state.minimal.json"),
+    file: (dir) => path.join(dir, "state.json"),
+    command: (file, dir) => [
+      "audit",
+      "import-state",
+      file,
+      "--project",
+      path.join(dir, "project"),
+      "--state-dir",
+      path.join(dir, "state")
+    ],
+    // nothing half-imported is left: the valid state still imports into the same (empty) project
+    healthy: (dir) => [[
+      "audit",
+      "import-state",
+      fixture("audit", "state.minimal.json"),
+      "--project",
+      path.join(dir, "project"),
+      "--state-dir",
+      path.join(dir, "state")
+    ]]
+  }
+]
+
+// Cases that fail today, each with the area that owns the reader (issue 16 is being hardened in
+// parallel). A listed case that starts passing fails this suite too: take it off the list.
+const KNOWN: ReadonlyArray<string> = [
+  // algal: a lone surrogate in run args is accepted
+  "ALGAL run args / invalid UTF-16 (lone surrogate): exit 0",
+  // audit: a 300 MiB state.json is read whole; a lone surrogate is imported (so the project is no
+  // longer empty and the valid import afterwards is refused)
+  "audit state (import-state) / huge (300 MiB, sparse): peak RSS",
+  "audit state (import-state) / invalid UTF-16 (lone surrogate): exit 0",
+  "audit state (import-state) / afterwards: steward audit import-state exit 1"
+]
+
+const violationsOf = (ran: Ran): Array<string> => [
+  ...(ran.hung ? [`still running after ${HANG_MS / 1000} s (hang)`] : []),
+  ...(ran.code === 0
+    ? ["exit 0 (accepted)"]
+    : ran.code === 1 || ran.code === 2 || ran.hung
+    ? []
+    : [`exit ${ran.code}`]),
+  ...(ran.cpuMs !== undefined && ran.cpuMs > CPU_LIMIT_MS ? [`${(ran.cpuMs / 1000).toFixed(1)} s of CPU`] : []),
+  ...(ran.rssMiB !== undefined && ran.rssMiB > RSS_LIMIT_MIB ? [`peak RSS ${ran.rssMiB.toFixed(0)} MiB`] : []),
+  ...(!ran.hung && ran.cpuMs === undefined ? ["no resource figures (the process died before exit)"] : [])
+]
+
+describe("hostile sweep (through the CLI)", () => {
+  for (const target of targets) {
+    it(`${target.name}: every hostile class is refused within bounds; the store still works`, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "steward-hostile-"))
+      fs.mkdirSync(path.join(dir, "state", "reflexes"), { recursive: true })
+      fs.mkdirSync(path.join(dir, "project"))
+      const file = target.file(dir)
+      const failures: Array<string> = []
+      for (const hostile of classes) {
+        fs.rmSync(file, { force: true })
+        hostile.write(file, target.base)
+        const ran = await steward(target.command(file, dir), dir)
+        const found = violationsOf(ran)
+        if (found.length > 0) failures.push(`${target.name} / ${hostile.name}: ${found.join(", ")}`)
+        fs.rmSync(file, { force: true })
+        target.restore?.(file, target.base)
+      }
+      for (const args of target.healthy(dir)) {
+        const ran = await steward(args, dir)
+        if (ran.code !== 0) {
+          failures.push(`${target.name} / afterwards: steward ${args.slice(0, 2).join(" ")} exit ${ran.code}`)
+        }
+      }
+      const unexpected = failures.filter((f) => !KNOWN.some((k) => f.startsWith(k)))
+      const fixed = KNOWN.filter((k) => k.startsWith(`${target.name} /`) && !failures.some((f) => f.startsWith(k)))
+      assert.deepStrictEqual({ unexpected, fixed }, { unexpected: [], fixed: [] }, `owner: ${target.owner}`)
+    }, 1_800_000)
+  }
+})
