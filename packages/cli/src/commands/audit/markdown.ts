@@ -99,19 +99,8 @@ const asList = (v: unknown): ReadonlyArray<string> =>
     ? v.split(",").map((s) => s.trim()).filter((s) => s !== "")
     : []
 
-/**
- * Read a Markdown audit. `audit` is `AUDIT.md`'s text; `files` every Markdown file under
- * `findings/`, `plans/`, `construals/` and `passes/`.
- *
- * @internal
- */
-export const read = (
-  audit: string,
-  files: ReadonlyArray<SourceFile>,
-  meta: { readonly generatedBy: string; readonly head?: string | undefined }
-): Migrated => {
-  const defects: Array<string> = []
-  const all = sections(stripComments(audit))
+/** The norms, dimensions and unit-map tables; `unitId` resolves a material name to its unit. */
+const catalogs = (all: ReadonlyArray<Section>, defects: Array<string>) => {
   const norms = table(find(all, /norm/) ?? { title: "", start: 0, lines: [] }).map(({ line, row }) => ({
     line,
     id: column(row, "id", "norm") ?? "",
@@ -140,6 +129,58 @@ export const read = (
     const byMaterial = units.filter((u) => u.material === name)
     return byMaterial.length === 1 ? byMaterial[0]!.id : name
   }
+
+  return { norms, dimensions, units, unitId }
+}
+
+/** Each checked pass's one report becomes its coverage and marks it done. */
+const coverage = (
+  queue: ReadonlyArray<Record<string, unknown>>,
+  checked: ReadonlyArray<string>,
+  reports: ReadonlyMap<string, ReadonlyArray<{ readonly rel: string; readonly fm: Record<string, unknown> }>>,
+  defects: Array<string>
+): void => {
+  const REPORT_KEYS = ["dimension", "findings", "id", "status", "units", "updated"]
+  for (const id of checked) {
+    const found = reports.get(id) ?? []
+    if (found.length !== 1) {
+      defects.push(
+        `pass ${id} is checked in AUDIT.md but ${found.length === 0 ? "no" : found.length} report(s) in passes/ ` +
+          `carry its frontmatter (${
+            found.map((f) => f.rel).join(", ") || "expected passes/" + id + "-*.md"
+          }); exactly one is needed`
+      )
+      continue
+    }
+    const { fm, rel } = found[0]!
+    const keys = Object.keys(fm).sort()
+    if (keys.join(",") !== REPORT_KEYS.join(",")) {
+      defects.push(
+        `${rel}: a pass report's frontmatter has exactly ${REPORT_KEYS.join(", ")}; found ${keys.join(", ")}`
+      )
+      continue
+    }
+    const entry = queue.find((q) => q.id === id)!
+    const updated = fm["updated"] instanceof Date ? fm["updated"].toISOString().slice(0, 10) : String(fm["updated"])
+    entry["done"] = true
+    entry["coverage"] = { report_path: rel, findings: asList(fm["findings"]), updated, status: String(fm["status"]) }
+  }
+}
+
+/**
+ * Read a Markdown audit. `audit` is `AUDIT.md`'s text; `files` every Markdown file under
+ * `findings/`, `plans/`, `construals/` and `passes/`.
+ *
+ * @internal
+ */
+export const read = (
+  audit: string,
+  files: ReadonlyArray<SourceFile>,
+  meta: { readonly generatedBy: string; readonly head?: string | undefined }
+): Migrated => {
+  const defects: Array<string> = []
+  const all = sections(stripComments(audit))
+  const { dimensions, norms, unitId, units } = catalogs(all, defects)
 
   const queue: Array<Record<string, unknown>> = []
   const checked: Array<string> = []
@@ -201,31 +242,7 @@ export const read = (
       reports.set(id, [...(reports.get(id) ?? []), { rel: file.rel, fm }])
     }
   }
-  const REPORT_KEYS = ["dimension", "findings", "id", "status", "units", "updated"]
-  for (const id of checked) {
-    const found = reports.get(id) ?? []
-    if (found.length !== 1) {
-      defects.push(
-        `pass ${id} is checked in AUDIT.md but ${found.length === 0 ? "no" : found.length} report(s) in passes/ ` +
-          `carry its frontmatter (${
-            found.map((f) => f.rel).join(", ") || "expected passes/" + id + "-*.md"
-          }); exactly one is needed`
-      )
-      continue
-    }
-    const { fm, rel } = found[0]!
-    const keys = Object.keys(fm).sort()
-    if (keys.join(",") !== REPORT_KEYS.join(",")) {
-      defects.push(
-        `${rel}: a pass report's frontmatter has exactly ${REPORT_KEYS.join(", ")}; found ${keys.join(", ")}`
-      )
-      continue
-    }
-    const entry = queue.find((q) => q.id === id)!
-    const updated = fm["updated"] instanceof Date ? fm["updated"].toISOString().slice(0, 10) : String(fm["updated"])
-    entry["done"] = true
-    entry["coverage"] = { report_path: rel, findings: asList(fm["findings"]), updated, status: String(fm["status"]) }
-  }
+  coverage(queue, checked, reports, defects)
   if (defects.length > 0) return { _tag: "Defects", defects }
   const doc: Record<string, unknown> = {
     schema_version: 1,
