@@ -493,7 +493,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
         const to = Number(key.slice(key.indexOf(":") + 1, key.indexOf("\0")))
         assert.isAtMost(to, Learning.COLD_FITS_THROUGH, key)
       }
-      const chain = [...memo.chains.values()]
+      const chain = [...memo.chains!.values()]
       assert.strictEqual(chain.length, 1)
       const seen = [...chain[0]!.heads.keys()]
       const grid = Array.from({ length: 4 }, (_, i) => 1504 + 48 * i)

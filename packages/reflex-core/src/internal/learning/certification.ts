@@ -78,8 +78,11 @@ export const makeReplayCache = (): ReplayCache => ({})
 export interface FitMemo {
   readonly examples: ReadonlyArray<Example>
   readonly fits: Map<string, Head>
-  /** The warm challengers past the certification window, by prior and options (ADR 0410). */
-  readonly chains: Map<string, WarmChain>
+  /**
+   * The warm challengers past the certification window, by prior and options (ADR 0410); a memo
+   * without it still shares its cold fits.
+   */
+  readonly chains?: Map<string, WarmChain>
 }
 
 /**
@@ -184,9 +187,9 @@ export const replay = (
   let chain: WarmChain | undefined
   const warmChain = (): WarmChain => {
     if (chain !== undefined) return chain
-    const kept = shared?.chains.get(chainKey)
+    const kept = shared?.chains?.get(chainKey)
     chain = kept !== undefined && (point === undefined || kept.point.through >= point.through) ? kept : makeChain(point)
-    shared?.chains.set(chainKey, chain)
+    shared?.chains?.set(chainKey, chain)
     return chain
   }
   let currentNames = Object.keys(current.weights).sort()
