@@ -150,6 +150,21 @@ describe("steward algal verify/replay of managed-controller receipts (spec §4.3
       const plain = yield* verb("verify", checkpoint)
       assert.strictEqual(plain.exitCode, 1)
       assert.include(plain.json().mismatches[0], "manifestDigest")
+      // in text mode a hint says what to pass (nothing extra on stderr with --json)
+      assert.strictEqual(plain.stderr, "")
+      const textRun = (name: "verify" | "replay", receipt: string) =>
+        runCli(["algal", name, receipt, "--manifest", manifest, "--state-dir", dir])
+      for (const name of ["verify", "replay"] as const) {
+        const hinted = yield* textRun(name, checkpoint)
+        assert.strictEqual(hinted.exitCode, 1)
+        assert.include(hinted.stderr, "the receipt is of a managed-controller run")
+        assert.include(hinted.stderr, "pass --managed")
+      }
+      // a receipt of another program gets no such hint
+      const other = yield* runCli(["algal", "run", "--json", "--state-dir", dir, fixture("counter.algal.json")])
+      const unrelated = yield* textRun("verify", write(dir, "other.json", other.stdout))
+      assert.strictEqual(unrelated.exitCode, 1)
+      assert.notInclude(unrelated.stderr, "--managed")
 
       const resumed = yield* runCli([
         "algal",

@@ -10,7 +10,9 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { NegativeResult } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
 import * as Output from "../../Output.js"
@@ -21,6 +23,23 @@ import { runtimeFor } from "./run.js"
 const receiptArg = Io.fileArgument("RECEIPT").pipe(
   Args.withDescription("An algal.run.v1 receipt (JSON)")
 )
+
+/**
+ * A receipt that names another program than the manifest read as written may be of a managed run
+ * of it (budgets inserted): say so on stderr (text mode), so `--managed` is one step away.
+ */
+const managedHint = (manifest: string, recorded: unknown) =>
+  Effect.gen(function*() {
+    const named = typeof recorded === "object" && recorded !== null
+      ? (recorded as { readonly manifestDigest?: unknown }).manifestDigest
+      : undefined
+    const admitted = yield* Io.admit(manifest, "managed").pipe(Effect.option)
+    if (Option.isSome(admitted) && admitted.value.program.digest === named) {
+      yield* Console.error(
+        `steward: hint: the receipt is of a managed-controller run of ${manifest}; pass --managed`
+      )
+    }
+  })
 
 const managedOption = Options.boolean("managed").pipe(
   Options.withDescription("The receipt is of a managed-controller run (algal run/resume --managed)")
@@ -46,7 +65,10 @@ const verify = Command.make(
           `${r.ok ? "verified" : "MISMATCH"} ${r.digest} (${r.outcome})`,
           ...r.mismatches.map((m) => `  ${m}`)
         ].join("\n"))
-      if (!result.ok) return yield* new NegativeResult({ reason: "verify mismatch" })
+      if (!result.ok) {
+        if (!managed && !json) yield* managedHint(manifest, recorded)
+        return yield* new NegativeResult({ reason: "verify mismatch" })
+      }
     }).pipe(Effect.provide(runtimeFor(stateDir)))
 ).pipe(Command.withDescription("Re-run a receipt against its manifest and diff field by field (exit 1 on mismatch)"))
 
@@ -73,6 +95,7 @@ const replay = Command.make(
           ...c.mismatches.map((m) => `  ${m}`)
         ].join("\n"))
       if (comparison.verdict !== "identical") {
+        if (!managed && !json) yield* managedHint(manifest, recorded)
         return yield* new NegativeResult({ reason: `replay ${comparison.verdict}` })
       }
     }).pipe(Effect.provide(runtimeFor(stateDir)))
