@@ -85,7 +85,7 @@ describe("resume a 10,000-event session (SQLite file)", () => {
       return yield* store.read(resumeSession)
     }))
     if (events.length !== 10_000) throw new Error(`read ${events.length} events`)
-  })
+  }, { warmupIterations: 5, iterations: 30 })
   // The floor under the store: the same rows, fetched and JSON-parsed without row decoding.
   bench("baseline: raw SELECT of the 10,000 rows + JSON.parse", async () => {
     const rows = await runtime.runPromise(
@@ -98,5 +98,5 @@ describe("resume a 10,000-event session (SQLite file)", () => {
     )
     for (const row of rows) JSON.parse(row.data)
     if (rows.length !== 10_000) throw new Error(`read ${rows.length} rows`)
-  })
+  }, { warmupIterations: 5, iterations: 30 })
 })

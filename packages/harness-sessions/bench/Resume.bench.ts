@@ -97,5 +97,5 @@ describe("resume a 10,000-event session (Sessions.reopen, SQLite file)", () => {
   bench("reopen", async () => {
     const view = await runtime.runPromise(Effect.flatMap(Session.Sessions, (sessions) => sessions.reopen(session)))
     if (view.events !== TARGET) throw new Error(`reopened ${view.events} events`)
-  })
+  }, { warmupIterations: 5, iterations: 30 })
 })

@@ -82,6 +82,8 @@ export interface ReadOptions {
   readonly after?: number
   /** At most this many (default: all). */
   readonly limit?: number
+  /** Only events of these types (default: every type). */
+  readonly types?: ReadonlyArray<string>
 }
 
 /**

@@ -252,7 +252,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       pending: Transcript.pending(events),
       host: meta.host
     })
-    const show = (id: string) => Effect.map(load(id), (snapshot) => view(id, snapshot))
+    const show = (id: string) => Effect.map(load(id, { view: true }), (snapshot) => view(id, snapshot))
 
     return Sessions.of({
       create: Effect.fn("Session.create")(function*(create: CreateOptions) {
@@ -285,7 +285,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
         return yield* execute(id, nextRun(id, snapshot.events), input, runOptions.abort, null, snapshot)
       }),
       reopen: Effect.fn("Session.reopen")(function*(id: string) {
-        return view(id, yield* settleDangling(id))
+        return view(id, yield* settleDangling(id, { view: true }))
       }),
       resume: Effect.fn("Session.resume")(function*(id: string, resumeOptions = {}) {
         const snapshot = yield* load(id)

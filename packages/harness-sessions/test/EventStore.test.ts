@@ -83,6 +83,12 @@ const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>,
         ]])
         assert.deepStrictEqual([...(yield* store.steps("a", "r2"))], [[0, "x"]])
         assert.strictEqual((yield* store.steps("a", "r3")).size, 0)
+        assert.deepStrictEqual((yield* store.read("a", { types: ["message"], after: 1, limit: 2 })).map((e) => e.seq), [
+          2,
+          3
+        ])
+        assert.deepStrictEqual(yield* store.read("a", { types: ["run.settle"] }), [])
+        assert.deepStrictEqual(yield* store.read("a", { types: [] }), [])
         const bad = yield* Effect.flip(store.commit("a", { events: [Event.make("r1", "Bad Type", {})] }))
         assert.strictEqual(bad.code, "INVALID_INPUT")
         assert.strictEqual((yield* store.get("a")).lastSeq, 4)

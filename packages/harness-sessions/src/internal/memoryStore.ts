@@ -90,7 +90,11 @@ export const make = Effect.gen(function*() {
         const after = options.after ?? 0
         const from = s.events.findIndex((e) => e.seq > after)
         if (from < 0) return []
-        return s.events.slice(from, options.limit === undefined ? undefined : from + options.limit)
+        const types = options.types === undefined ? undefined : new Set(options.types)
+        const events = types === undefined
+          ? s.events.slice(from)
+          : s.events.slice(from).filter((e) => types.has(e.type))
+        return options.limit === undefined ? events : events.slice(0, options.limit)
       }),
     steps: (id, run) => Effect.map(find(id), (s) => new Map(s.steps.get(run) ?? [])),
     step: (id, run, index) =>

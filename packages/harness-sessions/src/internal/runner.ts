@@ -119,11 +119,12 @@ export const make = (env: Env) => {
     Hooks.make([...Hooks.builtins(meta.workspace, home), ...(env.hooks ?? [])]).pipe(
       Effect.provide(Evidence.layerMemory)
     )
-  const load = (id: string): Effect.Effect<Snapshot, HarnessError> =>
+  // `view`: only the events a session's view reads (`Transcript.viewTypes`), not the whole stream.
+  const load = (id: string, options: { readonly view?: boolean } = {}): Effect.Effect<Snapshot, HarnessError> =>
     Effect.gen(function*() {
       const row = yield* store.get(id)
       const meta = yield* Meta.decode(row.meta)
-      const events = yield* store.read(id)
+      const events = yield* store.read(id, options.view === true ? { types: Transcript.viewTypes } : {})
       return { row, meta, events }
     })
 
@@ -167,9 +168,16 @@ export const make = (env: Env) => {
 
   // Settle the runs a killed process left open: a checkpoint from their events, one transition
   // each. Returns the session as it is afterwards (the settles appended), so callers read once.
-  const settleDangling = (id: string, loaded?: Snapshot): Effect.Effect<Snapshot, HarnessError> =>
+  // `view`: the caller needs only the session's view, so the open runs are found from the view's
+  // events and the whole stream is read only when there is one to settle.
+  const settleDangling = (
+    id: string,
+    options: { readonly view?: boolean } = {}
+  ): Effect.Effect<Snapshot, HarnessError> =>
     Effect.gen(function*() {
-      const snapshot = loaded ?? (yield* load(id))
+      const first = yield* load(id, options)
+      if (options.view === true && Transcript.runs(first.events).every((r) => r.status !== null)) return first
+      const snapshot = options.view === true ? yield* load(id) : first
       const { meta, row } = snapshot
       const open = Transcript.runs(snapshot.events).filter((r) => r.status === null)
       if (open.length === 0) return snapshot

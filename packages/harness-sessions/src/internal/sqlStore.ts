@@ -179,11 +179,13 @@ export const make = Effect.gen(function*() {
     read: (id, options = {}) =>
       Effect.gen(function*() {
         const after = options.after ?? 0
+        if (options.types !== undefined && options.types.length === 0) return yield* Effect.as(find(id), [])
+        const typed = options.types === undefined ? sql`` : sql`AND type IN ${sql.in(options.types)}`
         const rows = yield* (options.limit === undefined
           ? sql`SELECT seq, at, run, type, data FROM harness_events
-              WHERE session = ${id} AND seq > ${after} ORDER BY seq`
+              WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq`
           : sql`SELECT seq, at, run, type, data FROM harness_events
-              WHERE session = ${id} AND seq > ${after} ORDER BY seq LIMIT ${options.limit}`).pipe(
+              WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq LIMIT ${options.limit}`).pipe(
             Effect.mapError(failed("reading events"))
           )
         if (rows.length === 0) yield* find(id)

@@ -5,6 +5,20 @@
 import type * as Checkpoint from "../Checkpoint.js"
 import type * as Event from "../Event.js"
 
+/**
+ * The event types `runs` and `pending` read: a session's view (and whether a run is open) needs
+ * only these, so a view reads them alone instead of the whole stream.
+ */
+export const viewTypes: ReadonlyArray<string> = [
+  "run.start",
+  "tool.call",
+  "tool.result",
+  "tool.refused",
+  "approval",
+  "checkpoint",
+  "run.settle"
+]
+
 /** One run as its events tell it. */
 export interface RunView {
   readonly run: string

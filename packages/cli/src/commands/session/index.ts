@@ -81,7 +81,8 @@ const withSessions = <A, E, R>(
     const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
     const store = Context.get(base, EventStore.EventStore)
     const chosen = yield* spec(store)
-    const events = chosen.session === undefined ? [] : yield* store.read(chosen.session)
+    // Only the model calls matter here (how far a script has been served).
+    const events = chosen.session === undefined ? [] : yield* store.read(chosen.session, { types: ["model.call"] })
     // Read-only verbs never consult a reflex: they neither load nor build the reflex engine (start-up).
     const reflexes = spec === readOnly
       ? Option.none()
