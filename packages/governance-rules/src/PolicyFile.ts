@@ -22,7 +22,8 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as YAML from "yaml"
+import { createRequire } from "node:module"
+import type * as YAMLModule from "yaml"
 import * as Autonomy from "./Autonomy.js"
 import * as GovernanceError from "./GovernanceError.js"
 import * as StrictJson from "./internal/strictJson.js"
@@ -130,7 +131,7 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
     }
     try {
       if (isYaml(file)) {
-        const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+        const doc = YAML().parseDocument(text, { prettyErrors: true, uniqueKeys: true })
         if (doc.errors.length > 0) {
           const first = doc.errors[0]!
           const where = first.linePos?.[0] === undefined
@@ -168,6 +169,11 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
       )
     }
   })
+
+// `yaml` is loaded on the first YAML document: a JSON policy (and every command that reads none)
+// never loads its modules (start-up, issue 17 item 4).
+let yamlModule: typeof YAMLModule | undefined
+const YAML = (): typeof YAMLModule => yamlModule ??= createRequire(import.meta.url)("yaml") as typeof YAMLModule
 
 const invalidText = (file: string, path: string, line?: number) =>
   GovernanceError.make(
