@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 import * as Embargo from "./Embargo.js"
+import { core } from "./internal/decision/core.js"
+import * as Describe from "./internal/decision/describe.js"
 import * as State from "./State.js"
 import type * as Verbs from "./Verbs.js"
 import { NEEDS_HUMAN, PATTERNS, TERMINAL } from "./Vocabulary.js"
@@ -154,67 +156,6 @@ export const roleAndCharter = (d: Decision): { readonly role: string; readonly c
     default:
       return undefined
   }
-}
-
-const core = (
-  records: ReadonlyArray<DecideRecord>,
-  unchecked: ReadonlyArray<string>,
-  batch: number,
-  triageCap: number,
-  planComplete: boolean
-): Decision => {
-  // one pass over the records, bucketed by what each branch needs (document order kept)
-  const fixed: Array<string> = []
-  const reopened: Array<string> = []
-  const resume: Array<string> = []
-  const acceptedF: Array<string> = []
-  const reported: Array<string> = []
-  const inconsistent: Array<string> = []
-  const deferred: Array<string> = []
-  let acceptedCf: string | undefined
-  for (let k = 0; k < records.length; k++) {
-    const r = records[k]!
-    switch (r.status) {
-      case "fixed":
-        fixed.push(r.id)
-        break
-      case "reopened":
-        reopened.push(r.id)
-        break
-      case "validated":
-      case "planned":
-        resume.push(r.id)
-        break
-      case "accepted":
-        if (r.id.startsWith("CF-")) acceptedCf ??= r.id
-        else acceptedF.push(r.id)
-        break
-      case "reported":
-        reported.push(r.id)
-        break
-      case "deferred":
-        deferred.push(r.id)
-        break
-      case "disputed":
-        break
-      default:
-        if (!TERMINAL.has(r.status)) inconsistent.push(r.id)
-    }
-  }
-  if (fixed.length > 0) return { kind: "run-verifier", detail: fixed }
-  if (reopened.length > 0) return { kind: "run-remediator", detail: reopened.slice(0, batch) }
-  if (resume.length > 0) return { kind: "run-remediator", detail: resume.slice(0, batch) }
-  if (acceptedCf !== undefined) return { kind: "run-remediator", detail: [acceptedCf] }
-  if (acceptedF.length > 0) return { kind: "run-remediator", detail: acceptedF.slice(0, batch) }
-  if (triageCap > 0 && reported.length >= triageCap) return { kind: "stop-triage", detail: reported }
-  if (unchecked.length > 0 && planComplete) return { kind: "run-auditor", detail: unchecked[0]! }
-  if (reported.length > 0) return { kind: "stop-triage", detail: reported }
-  if (!planComplete) return { kind: "run-planner", detail: null }
-  // reopened/accepted/validated/planned/fixed/reported were all routed above: what is left and
-  // not terminal, deferred or disputed is a status the table does not know
-  if (inconsistent.length > 0) return { kind: "stop-inconsistent", detail: inconsistent }
-  if (deferred.length > 0) return { kind: "done-deferred-debt", detail: deferred }
-  return { kind: "done", detail: null }
 }
 
 /**
@@ -421,15 +362,6 @@ export const stateAndDecision = (
   return d
 }
 
-const list = (d: Detail): ReadonlyArray<string> =>
-  Array.isArray(d)
-    ? d as ReadonlyArray<string>
-    : d === null
-    ? []
-    : typeof d === "string"
-    ? [d]
-    : Object.keys(d)
-
 /**
  * `status --json`'s form of a detail (ADR 0110): a `stop-embargo` record becomes a list of
  * `[pass, attempts, key, last_session]` entries (in pass order), so `decision.detail` stays within
@@ -438,15 +370,10 @@ const list = (d: Detail): ReadonlyArray<string> =>
  * @since 0.1.0
  * @category printing
  */
-export const statusDetail = (
+export const statusDetail: (
   d: Detail
-): string | ReadonlyArray<string | ReadonlyArray<string | number | ReadonlyArray<string>>> | null =>
-  d === null || typeof d === "string" || Array.isArray(d)
-    ? d as string | ReadonlyArray<string> | null
-    : Object.keys(d).sort().map((pass) => {
-      const [attempts, key, last] = (d as EmbargoDetail)[pass]!
-      return [pass, attempts, key, last]
-    })
+) => string | ReadonlyArray<string | ReadonlyArray<string | number | ReadonlyArray<string>>> | null =
+  Describe.statusDetail
 
 /**
  * The operator-facing line for a decision (xcheck's `report_gate` phrases: `refusal on …`,
@@ -455,62 +382,7 @@ export const statusDetail = (
  * @since 0.1.0
  * @category printing
  */
-export const describe = (d: Decision): string => {
-  const ids = list(d.detail)
-  switch (d.kind) {
-    case "stop-needs-human":
-      return `stop: needs-human on ${ids[0]} — it keeps reopening; a human decides (\`steward audit set-status ${
-        ids[0]
-      } planned --retake human:<label>\`, or absorb it into a class)`
-    case "stop-refusal":
-      return `stop: refusal on ${ids[0]} (${
-        ids[1]
-      }) — the refusal STAYS IN FORCE until a human resolves it (\`steward audit record-refusal ${
-        ids[0]
-      } --clear\` once the cause is fixed)`
-    case "stop-disputed":
-      return `stop: disputed ${ids.join(", ")} — a human resolves each dispute (set-status ID accepted|withdrawn)`
-    case "stop-construal":
-      return `gate: construal on the ${ids[0]} charter — ${ids[3]}; a human reviews ${
-        ids[2]
-      } and admits it (admit-construal KEY --admitter human:<label>)`
-    case "run-construal":
-      return `gate: construal needed on the ${ids[0]} charter — dispatch the ${ids[0]} to write ${ids[3]} and stop`
-    case "stop-triage":
-      return `stop: triage needed — ${ids.length} reported finding(s): ${ids.join(", ")}`
-    case "stop-inconsistent":
-      return `stop: inconsistent state — ${ids.join(", ")} cannot be routed by any branch`
-    case "stop-norm-ratification":
-      return `stop: norm-ratification on ${ids[0]} — the norm's owner rules first (record-ruling ${
-        ids[0]
-      } --norm N… --ruled-by human:<label>)`
-    case "stop-critical":
-      return `stop: critical finding ${ids[0]} is '${
-        ids[1]
-      }' — new auditing waits until it is handled (audit_over_critical=on overrides)`
-    case "stop-verifier-independence":
-      return ids[0] === "provenance"
-        ? `stop: verifier independence — ${ids[1]} is fixed but no fixing session is recorded (fixed_by)`
-        : `stop: verifier independence — ${ids[1]} was fixed by this orchestrator's own session`
-    case "stop-embargo": {
-      // the record form (`next`) or the list form `status --json` prints (ADR 0110)
-      const held: ReadonlyArray<readonly [unknown, unknown, unknown]> = Array.isArray(d.detail)
-        ? (d.detail as ReadonlyArray<ReadonlyArray<unknown>>).map((e) => [e[0], e[1], e[3]] as const)
-        : Object.entries((d.detail ?? {}) as EmbargoDetail).map(([p, h]) => [p, h[0], h[2]] as const)
-      return `stop: embargo — ${
-        held.map(([p, n, last]) => `${p} (${n} barren Auditor dispatch(es), last ${last})`).join(", ")
-      } held: earlier Auditor sessions on the same charter and key declared no transition; a human changes the pass or sets embargo = off`
-    }
-    case "stop-broken-class":
-      return `stop: broken class — ${ids[0]} is superseded-by-class but no closed class finding lists it`
-    case "done":
-      return "audit complete — every record is terminal and every pass is done"
-    case "done-deferred-debt":
-      return `audit complete with deferred debt: ${ids.join(", ")}`
-    default:
-      return `${d.kind} -> ${JSON.stringify(d.detail)}`
-  }
-}
+export const describe: (d: Decision) => string = Describe.describe
 
 /**
  * The prompt of a construal session (§2.10): write the operational construal of the exact

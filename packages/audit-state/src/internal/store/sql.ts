@@ -265,14 +265,22 @@ export const sqlBackend = Effect.gen(function*() {
           (rows) => rows.flat()
         )).pipe(Effect.map((rows) => new Map(rows.map((r) => [r.path, r.mark])))),
     putViewMarks: (marks) =>
-      Effect.forEach(marks, ([path, mark]) =>
-        wrap(
-          "write",
-          mark === undefined
-            ? sql`DELETE FROM audit_state_view_marks WHERE path = ${path}`
-            : sql`INSERT INTO audit_state_view_marks (path, mark) VALUES (${path}, ${mark})
+      Effect.gen(function*() {
+        const drop = marks.filter(([, mark]) => mark === undefined).map(([path]) => path)
+        const put = marks.flatMap(([path, mark]) => mark === undefined ? [] : [{ path, mark }])
+        for (const some of chunks(drop, 300)) {
+          yield* wrap("write", sql`DELETE FROM audit_state_view_marks WHERE ${sql.in("path", some)}`)
+        }
+        // one path once per statement (ON CONFLICT cannot touch a row twice): the last mark wins
+        const last = [...new Map(put.map((m) => [m.path, m])).values()]
+        for (const some of chunks(last, 300)) {
+          yield* wrap(
+            "write",
+            sql`INSERT INTO audit_state_view_marks ${sql.insert(some)}
                 ON CONFLICT (path) DO UPDATE SET mark = excluded.mark`
-        ), { discard: true }),
+          )
+        }
+      }),
     putKey: (key) =>
       wrap(
         "write",
