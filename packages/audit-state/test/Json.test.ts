@@ -120,3 +120,15 @@ describe("internal/json (Python-compatible encoding)", () => {
     assert.instanceOf(Json.parse("9007199254740993.0"), Json.PyFloat)
   })
 })
+
+describe("Json.parse refuses invalid UTF-16 (issue 16)", () => {
+  it("a lone high or low surrogate escape is an error naming where; a pair is read", () => {
+    for (const text of ["{\"title\": \"a\\ud800b\"}", "{\"title\": \"\\udc00\"}", "{\"title\": \"\\ud800\\u0041\"}"]) {
+      const r = Json.parse(text)
+      assert.instanceOf(r, Json.JsonSyntaxError, text)
+      assert.include((r as Json.JsonSyntaxError).message, "invalid UTF-16", text)
+      assert.include((r as Json.JsonSyntaxError).message, "title", text)
+    }
+    assert.deepStrictEqual(Json.parse("{\"title\": \"\\ud83d\\ude00\"}"), { title: "\u{1F600}" })
+  })
+})

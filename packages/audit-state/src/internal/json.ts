@@ -98,7 +98,20 @@ export const parse = (text: string): Json | JsonSyntaxError => {
           case "u": {
             const hex = text.slice(i + 2, i + 6)
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new Stop(fail("Invalid \\uXXXX escape"))
-            out += String.fromCharCode(parseInt(hex, 16))
+            const unit = parseInt(hex, 16)
+            // invalid UTF-16 is refused at the boundary (issue 16): a high surrogate must be followed
+            // by a low one, a low one must follow a high one
+            if (unit >= 0xd800 && unit <= 0xdbff) {
+              const next = text.slice(i + 6, i + 12)
+              const low = /^\\u[dD][c-fC-F][0-9a-fA-F]{2}$/.test(next)
+              if (!low) throw new Stop(fail(`Lone surrogate \\u${hex} (invalid UTF-16) at ${where(path)}`))
+            } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+              const prev = out.length > 0 ? out.charCodeAt(out.length - 1) : 0
+              if (!(prev >= 0xd800 && prev <= 0xdbff)) {
+                throw new Stop(fail(`Lone surrogate \\u${hex} (invalid UTF-16) at ${where(path)}`))
+              }
+            }
+            out += String.fromCharCode(unit)
             i += 4
             break
           }
