@@ -352,9 +352,7 @@ export const checkOutput = <A>(value: A, schema: OutputSchema, name: string): Au
     : AuditError.make(
       "output-schema",
       `${name} payload violates output schema ${OUTPUT_SCHEMA_VERSION}: ${issues.join("; ")}`,
-      {
-        issues
-      }
+      { issues }
     )
 }
 

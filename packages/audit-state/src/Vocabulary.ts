@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+// check-size: data table
 
 /**
  * The 13 finding statuses.
