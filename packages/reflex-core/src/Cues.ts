@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+// check-size: data table
 
 /**
  * Imperative verbs of ALGAL literal-space tokenization (67, ALGAL order).
