@@ -12,7 +12,7 @@ import * as Event from "@steward/harness-sessions/Event"
 import * as EventStore from "@steward/harness-sessions/EventStore"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as ReflexLedger from "@steward/reflex-core/ReflexLedger"
-import { SqlBackends } from "@steward/testing"
+import { AuditStates, SqlBackends } from "@steward/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -24,33 +24,6 @@ import * as HostSql from "../src/HostSql.js"
 
 const FINDINGS = 10_000
 const EVENTS_PER_STEP = 50
-
-/** An audit state with `n` reported findings (the shape xcheck writes). */
-const auditState = (n: number): string =>
-  JSON.stringify({
-    schema_version: 1,
-    state_revision: 1,
-    generated_by: "bench",
-    catalogs: {
-      norms: [{ id: "N1", source: "README.md", scope: "all" }],
-      dimensions: [{ key: "invariants", catches: "broken invariants", norms: ["N1"] }],
-      units: [{ id: "U01", material: "src/", size: "1k", responsibility: "core" }]
-    },
-    limits: {},
-    queue: [{ id: "P-01", dimension: "invariants", units: ["U01"], charter: "c", stop: "s", done: false }],
-    findings: Array.from({ length: n }, (_, k) => ({
-      attempts: 0,
-      body_path: `findings/F-${String(k).padStart(4, "0")}.md`,
-      dimension: "invariants",
-      id: `F-${String(k).padStart(4, "0")}`,
-      pass: "P-01",
-      severity: k % 10 === 0 ? "minor" : "major",
-      status: "reported",
-      title: `finding number ${k}`,
-      unit: ["U01"],
-      updated: "2026-08-14"
-    }))
-  })
 
 type Stores = Reflexes.Reflexes | AuditStore.AuditStore | EventStore.EventStore
 
@@ -79,7 +52,7 @@ if (backends.length === 1) {
 // set up every store once per backend: the 10,000-finding audit state and the writers' sessions
 for (const { runtime } of backends) {
   await runtime.runPromise(Effect.gen(function*() {
-    yield* Effect.flatMap(AuditStore.AuditStore, (store) => store.importState(auditState(FINDINGS)))
+    yield* Effect.flatMap(AuditStore.AuditStore, (store) => store.importState(AuditStates.withFindings(FINDINGS)))
     const events = yield* EventStore.EventStore
     for (let w = 0; w < 16; w++) yield* events.create(`writer-${w}`, {})
     yield* events.create("append", {})

@@ -9,6 +9,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { AuditStore, Decision, Metrics } from "@steward/audit-state"
+import { AuditStates } from "@steward/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -19,31 +20,7 @@ import * as path from "node:path"
 import { afterAll, bench, describe } from "vitest"
 import { main } from "../src/Main.js"
 
-const state = (n: number): string =>
-  JSON.stringify({
-    schema_version: 1,
-    state_revision: 1,
-    generated_by: "bench",
-    catalogs: {
-      norms: [{ id: "N1", source: "README.md", scope: "all" }],
-      dimensions: [{ key: "invariants", catches: "broken invariants", norms: ["N1"] }],
-      units: [{ id: "U01", material: "src/", size: "1k", responsibility: "core" }]
-    },
-    limits: {},
-    queue: [{ id: "P-01", dimension: "invariants", units: ["U01"], charter: "c", stop: "s", done: false }],
-    findings: Array.from({ length: n }, (_, k) => ({
-      attempts: 0,
-      body_path: `findings/F-${String(k).padStart(4, "0")}.md`,
-      dimension: "invariants",
-      id: `F-${String(k).padStart(4, "0")}`,
-      pass: "P-01",
-      severity: k % 10 === 0 ? "minor" : "major",
-      status: "reported",
-      title: `finding number ${k}`,
-      unit: ["U01"],
-      updated: "2026-08-14"
-    }))
-  })
+const state = AuditStates.withFindings
 
 const silent: Console.Console = (() => {
   const none = () => Effect.void

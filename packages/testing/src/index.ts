@@ -11,3 +11,10 @@
  * @since 0.1.0
  */
 export * as SqlBackends from "./SqlBackends.js"
+
+/**
+ * Synthetic audit states of a given size, for benchmarks.
+ *
+ * @since 0.1.0
+ */
+export * as AuditStates from "./AuditStates.js"
