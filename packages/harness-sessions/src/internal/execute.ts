@@ -1,0 +1,185 @@
+/**
+ * Executing a run from its first step to its settle: its context (engines, hooks, the routed
+ * model tier), its opening messages, its `run.start` step, an approved call replayed, the step
+ * loop, and the session meta it leaves.
+ */
+import type * as LanguageModel from "@effect/ai/LanguageModel"
+import type { Policy, Rule } from "@steward/governance-rules"
+import type * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Goal from "../Goal.js"
+import * as History from "../History.js"
+import * as PromptCompiler from "../PromptCompiler.js"
+import * as WorkSlice from "../WorkSlice.js"
+import * as Loop from "./loop.js"
+import * as Messages from "./messages.js"
+import type * as Meta from "./meta.js"
+import type { RunContext, RunInput, Snapshot } from "./runContext.js"
+import * as RunState from "./runState.js"
+import { type Ctx, settle } from "./step.js"
+import * as ToolRound from "./toolRound.js"
+import * as Transcript from "./transcript.js"
+
+/** What one run is started with, besides its input. */
+export interface Launch {
+  readonly id: string
+  readonly run: string
+  readonly abort: Deferred.Deferred<void> | undefined
+  /** A rule approve-and-remember saves with this run, or null. */
+  readonly newRule: Rule.RuleInput | null
+  readonly snapshot: Snapshot
+}
+
+/** A run's step context over the runner's, for a session's meta and the engine it runs under. */
+const ctxFor = (
+  rc: RunContext,
+  launch: Launch,
+  chain: History.Chain,
+  engine: Policy.Engine,
+  hooks: Ctx["hooks"],
+  stored: ReadonlyMap<number, unknown>,
+  extra: { readonly plan: boolean; readonly model: LanguageModel.Service }
+): Ctx => {
+  const { env } = rc
+  const { id, snapshot: { meta } } = launch
+  return {
+    session: id,
+    run: launch.run,
+    workspace: meta.workspace,
+    store: env.store,
+    chain,
+    runtime: env.runtime,
+    model: extra.model,
+    modelName: env.modelName,
+    checker: env.checker,
+    tools: env.tools,
+    services: env.services,
+    gate: {
+      session: id,
+      workspace: meta.workspace,
+      hooks,
+      responder: env.responder,
+      reviewer: meta.reviewer,
+      executor: env.executor
+    },
+    hooks,
+    engine,
+    toolkits: rc.toolkits,
+    stored,
+    reflexes: env.reflexes,
+    slice: WorkSlice.resolve(meta.workSlice, Option.getOrUndefined(env.sliceEnv)),
+    budget: meta.budget,
+    systemPrompt: "",
+    plan: extra.plan,
+    abort: launch.abort
+  }
+}
+
+// Everything a run reads before its first step: the chain, the steps a killed process already
+// committed (a replay reuses them), the engines before and after a remembered rule, the hooks,
+// the previous run's checkpoint and the tier the route reflex chose.
+const prepare = (rc: RunContext, launch: Launch, input: RunInput) =>
+  Effect.gen(function*() {
+    const { env } = rc
+    const { id, newRule, run, snapshot: { events, meta } } = launch
+    const chain = History.Chain.from(events, yield* env.store.revisions(id))
+    const stored = yield* env.store.steps(id, run)
+    const before = yield* rc.engineFor(meta)
+    const remembered = newRule === null ? meta.remembered : [...meta.remembered, newRule]
+    const engine = newRule === null ? before : yield* rc.engineFor(meta, remembered)
+    const hooks = yield* rc.hooksFor(meta)
+    const runs = Transcript.runs(events)
+    const previous = runs.filter((r) => r.run !== run && r.checkpoint !== null).at(-1)
+    const tier = yield* Loop.route(
+      env.reflexes,
+      run,
+      input.prompt,
+      runs.length === 0 || (runs.length === 1 && runs[0]!.run === run)
+    )
+    const model = tier !== null && env.tiers?.[tier.tier] !== undefined && tier.acts
+      ? env.tiers[tier.tier]!
+      : env.model
+    const ctx = ctxFor(rc, launch, chain, engine, hooks, stored, { plan: input.plan, model })
+    return { ctx, before, remembered, runs, previous, tier }
+  })
+
+// The run's opening messages: the stable prompt prefix as its own system message (a provider
+// cache breakpoint), the request-time part after it, the previous run's checkpoint and the prompt
+// (an approved call adds the prompt after its result instead).
+const opening = (
+  rc: RunContext,
+  state: RunState.RunState,
+  meta: Meta.Meta,
+  input: RunInput,
+  previous: Transcript.RunView | undefined
+) =>
+  Effect.gen(function*() {
+    const compiled = yield* rc.env.compiler.compile([
+      { name: "workspace", text: `Workspace: ${meta.workspace}\nAutonomy level: ${meta.level}` },
+      ...(input.goal === null ? [] : [{ name: "goal", text: Goal.wrapObjective(input.goal.objective) }])
+    ])
+    RunState.say(state, ...Messages.decode(PromptCompiler.systemMessages(compiled)))
+    if (previous?.checkpoint) RunState.say(state, Messages.user(Loop.previousContext(previous.checkpoint)))
+    if (input.approved === null) RunState.say(state, Messages.user(input.prompt))
+    return compiled
+  })
+
+const savedRuleNotice = (rule: Rule.RuleInput, workspace: string) =>
+  `saved rule ${rule.id}: ${rule.effect} ${rule.action} ${JSON.stringify(rule.resource)} in workspace ${workspace}`
+
+/** Execute a run: prepare, open, start, replay an approved call, drive to its settle. */
+export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
+  Effect.gen(function*() {
+    const { id, newRule, run, snapshot: { meta } } = launch
+    const { before, ctx, previous, remembered, runs, tier } = yield* prepare(rc, launch, input)
+    const state = RunState.make(id, run, input.prompt)
+    const compiled = yield* opening(rc, state, meta, input, previous)
+    const nextMeta = {
+      ...meta,
+      remembered,
+      goal: input.goal === null ? meta.goal : { spec: input.goal, status: "active" }
+    }
+    const started = yield* Loop.start(ctx, state, {
+      data: {
+        prompt: input.prompt,
+        trigger: input.trigger,
+        goal: input.goal,
+        plan: input.plan,
+        approved: input.approved,
+        level: meta.level,
+        workSlice: ctx.slice,
+        route: tier,
+        promptDigest: compiled.prefixDigest,
+        promptCuts: compiled.cuts.map((c) => c.name)
+      },
+      notices: newRule === null ? [] : [savedRuleNotice(newRule, meta.workspace)],
+      continuation: runs.some((r) => r.run !== run),
+      meta: nextMeta
+    })
+    if (input.goal !== null) state.goal = Loop.goalState(input.goal, started)
+    if (input.approved !== null) {
+      const text = yield* ToolRound.approvedCall(ctx, state, input.approved, before)
+      RunState.say(state, Messages.user(`${input.prompt}\n\n${text}`))
+    }
+    const settled = yield* Loop.drive(ctx, state).pipe(
+      Effect.onInterrupt(() =>
+        settle(ctx, state, { status: "interrupted", code: "aborted", reason: "the run was interrupted" }).pipe(
+          Effect.ignore
+        )
+      )
+    )
+    const goal = state.goal === undefined ? nextMeta.goal : { spec: state.goal.spec, status: state.goal.status }
+    yield* rc.env.store.commit(id, {
+      events: [],
+      meta: { ...nextMeta, goal, lastSubject: `${run}:${state.modelCalls}` }
+    })
+    return {
+      session: id,
+      run,
+      status: settled.status,
+      code: settled.code ?? null,
+      reason: settled.reason ?? null,
+      checkpoint: settled.checkpoint
+    } as const
+  })
