@@ -1,6 +1,6 @@
 /**
  * Fits computed ahead of a replay on worker threads. Each worker runs the source text of
- * `fitCore` itself, the function the main thread's `Learning.fit` runs, so a head fitted here is
+ * `fitCore` and its steps themselves, the functions the main thread's `Learning.fit` runs, so a head fitted here is
  * the head the replay would have fitted (ADR 0450). Failures are the caller's to ignore: the replay
  * fits whatever is missing itself.
  * @internal
@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { Worker } from "node:worker_threads"
 import type { Head } from "../Params.js"
 import type { FitRow } from "./fitCore.js"
-import { fitCore } from "./fitCore.js"
+import { fitFunctions } from "./fitCore.js"
 
 /** One example sequence and the windows `[from, to)` to fit on it. @internal */
 export interface FitJob {
@@ -23,7 +23,7 @@ export interface FitJob {
 const workerSource = (): string =>
   [
     `"use strict";`,
-    `const fitCore = ${fitCore.toString()};`,
+    ...fitFunctions.map((f) => f.toString()),
     `const { parentPort } = require("node:worker_threads");`,
     `const sets = new Map();`,
     `const encodings = new WeakMap();`,
