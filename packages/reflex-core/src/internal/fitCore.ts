@@ -182,7 +182,12 @@ export function columnLists(
   cidx: Int32Array,
   cval: Float64Array,
   k: number
-): { readonly colOff: Int32Array; readonly colRow: Int32Array; readonly colVal: Float64Array; readonly contCols: Int32Array } {
+): {
+  readonly colOff: Int32Array
+  readonly colRow: Int32Array
+  readonly colVal: Float64Array
+  readonly contCols: Int32Array
+} {
   const n = cOff.length - 1
   const colCount = new Int32Array(k)
   for (let q = 0; q < cidx.length; q++) colCount[cidx[q]!]++
