@@ -242,7 +242,7 @@ const topIssue = (doc: unknown): string | undefined => {
   return undefined
 }
 
-/** Rows, limits, catalogs and every cross-record invariant (§1.9), over a document `topIssue` passed. */
+/** Each collection's closed row fields. */
 const fieldsOf: Record<Collection, Fields> = {
   findings: FINDING_FIELDS,
   class_findings: CLASS_FINDING_FIELDS,
@@ -285,140 +285,189 @@ const settle = (doc: unknown): void => {
   }
 }
 
-const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
-  const arr = (c: Collection): ReadonlyArray<unknown> => (doc[c] as ReadonlyArray<unknown> | undefined | null) ?? []
-  const keyOf: Record<Collection, string> = {
-    findings: "id",
-    class_findings: "id",
-    queue: "id",
-    plans: "id",
-    construals: "key",
-    sessions: "session_id"
-  }
+/** Every row of every collection against its closed field table (the rows' own checks). */
+const rowsIssue = (doc: Record<string, unknown>): string | undefined => {
   for (const c of COLLECTIONS) {
-    const rows = arr(c)
+    const rows = rowsOf(doc, c)
     const fields = fieldsOf[c]
+    const key = KEY_OF[c]
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k]
       if (!isObj(r)) return `${c}[${k}]: expected a JSON object, found ${show(r)}`
-      const e = cachedRecordIssue(r, fields, c, k, keyOf[c])
+      const e = cachedRecordIssue(r, fields, c, k, key)
       if (e) return e
     }
   }
-  // limits
-  if (doc.limits !== undefined && doc.limits !== null) {
-    const l = doc.limits
-    if (!isObj(l)) return `limits: expected a JSON object, found ${show(l)}`
-    const unknownLimits = Object.keys(l).filter((k) => !(k in LIMIT_RANGES))
-    if (unknownLimits.length > 0) {
-      return `limits: unknown limit(s) ${quoteList(unknownLimits)} — known: ${Object.keys(LIMIT_RANGES).join(", ")}`
-    }
-    for (const [k, v] of Object.entries(l)) {
-      const [lo, hi] = LIMIT_RANGES[k]!
-      if (typeof v !== "number" || !Number.isInteger(v)) return `limits.${k}: expected a whole number, found ${show(v)}`
-      if (v < lo || v > hi) return `limits.${k}: ${v} is outside the legal range ${lo}..${hi}`
+  return undefined
+}
+
+/** The field each collection's rows are identified by. */
+const KEY_OF: Record<Collection, string> = {
+  findings: "id",
+  class_findings: "id",
+  queue: "id",
+  plans: "id",
+  construals: "key",
+  sessions: "session_id"
+}
+
+const rowsOf = (doc: Record<string, unknown>, c: Collection): ReadonlyArray<unknown> =>
+  (doc[c] as ReadonlyArray<unknown> | undefined | null) ?? []
+
+/** `limits`: known keys only, each a whole number within its legal range. */
+const limitsIssue = (l: unknown): string | undefined => {
+  if (l === undefined || l === null) return undefined
+  if (!isObj(l)) return `limits: expected a JSON object, found ${show(l)}`
+  const unknownLimits = Object.keys(l).filter((k) => !(k in LIMIT_RANGES))
+  if (unknownLimits.length > 0) {
+    return `limits: unknown limit(s) ${quoteList(unknownLimits)} — known: ${Object.keys(LIMIT_RANGES).join(", ")}`
+  }
+  for (const [k, v] of Object.entries(l)) {
+    const [lo, hi] = LIMIT_RANGES[k]!
+    if (typeof v !== "number" || !Number.isInteger(v)) return `limits.${k}: expected a whole number, found ${show(v)}`
+    if (v < lo || v > hi) return `limits.${k}: ${v} is outside the legal range ${lo}..${hi}`
+  }
+  return undefined
+}
+
+/** The ids each catalog group declares (empty when the group is absent). */
+interface CatalogIndex {
+  readonly norms: ReadonlySet<string>
+  readonly dims: ReadonlySet<string>
+  readonly units: ReadonlySet<string>
+}
+
+/** Each catalog group: its key field and closed row fields. */
+const CATALOG_GROUPS: ReadonlyArray<readonly ["norms" | "dimensions" | "units", string, Fields]> = [
+  ["norms", "id", {
+    required: { id: pattern(PATTERNS.norm, "norm id (N<digits>)"), source: text, scope: text },
+    optional: {}
+  }],
+  ["dimensions", "key", {
+    required: { key: text, catches: text, norms: list(pattern(PATTERNS.norm, "norm id")) },
+    optional: {}
+  }],
+  ["units", "id", { required: { id: text, material: text, size: text, responsibility: text }, optional: {} }]
+]
+
+/** `catalogs`: closed groups, closed rows, no id declared twice, every dimension's norms known. */
+const catalogIndex = (cat: unknown): CatalogIndex | string => {
+  const index = { norms: new Set<string>(), dimensions: new Set<string>(), units: new Set<string>() }
+  const done = { norms: index.norms, dims: index.dimensions, units: index.units }
+  if (cat === undefined || cat === null) return done
+  if (!isObj(cat)) return `catalogs: expected a JSON object, found ${show(cat)}`
+  const unknownGroups = Object.keys(cat).filter((k) => !["norms", "dimensions", "units"].includes(k))
+  if (unknownGroups.length > 0) {
+    return `catalogs: unknown key(s) ${quoteList(unknownGroups)} — the catalog groups are norms, dimensions, units`
+  }
+  for (const [group, key, fields] of CATALOG_GROUPS) {
+    const rows = cat[group]
+    if (rows === undefined || rows === null) continue
+    if (!Array.isArray(rows)) return `catalogs.${group}: expected a list, found ${show(rows)}`
+    const seen = index[group]
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]
+      const where = `catalogs.${group}[${k}]${label(r, key)}`
+      if (!isObj(r)) return `${where}: expected a JSON object, found ${show(r)}`
+      const e = recordIssue(r, fields, where)
+      if (e) return e
+      const id = r[key] as string
+      if (seen.has(id)) return `${where}: '${id}' is declared twice — there is no last-wins`
+      seen.add(id)
     }
   }
-  // catalogs
-  const norms = new Set<string>()
-  const dims = new Set<string>()
-  const units = new Set<string>()
-  if (doc.catalogs !== undefined && doc.catalogs !== null) {
-    const cat = doc.catalogs
-    if (!isObj(cat)) return `catalogs: expected a JSON object, found ${show(cat)}`
-    const unknownGroups = Object.keys(cat).filter((k) => !["norms", "dimensions", "units"].includes(k))
-    if (unknownGroups.length > 0) {
-      return `catalogs: unknown key(s) ${quoteList(unknownGroups)} — the catalog groups are norms, dimensions, units`
-    }
-    const groups: ReadonlyArray<readonly [string, string, Fields, Set<string>]> = [
-      ["norms", "id", {
-        required: { id: pattern(PATTERNS.norm, "norm id (N<digits>)"), source: text, scope: text },
-        optional: {}
-      }, norms],
-      ["dimensions", "key", {
-        required: { key: text, catches: text, norms: list(pattern(PATTERNS.norm, "norm id")) },
-        optional: {}
-      }, dims],
-      ["units", "id", { required: { id: text, material: text, size: text, responsibility: text }, optional: {} }, units]
-    ]
-    for (const [group, key, fields, seen] of groups) {
-      const rows = cat[group]
-      if (rows === undefined || rows === null) continue
-      if (!Array.isArray(rows)) return `catalogs.${group}: expected a list, found ${show(rows)}`
-      for (let k = 0; k < rows.length; k++) {
-        const r = rows[k]
-        const where = `catalogs.${group}[${k}]${label(r, key)}`
-        if (!isObj(r)) return `${where}: expected a JSON object, found ${show(r)}`
-        const e = recordIssue(r, fields, where)
-        if (e) return e
-        const id = r[key] as string
-        if (seen.has(id)) return `${where}: '${id}' is declared twice — there is no last-wins`
-        seen.add(id)
-      }
-    }
-    for (
-      const d of (cat.dimensions as ReadonlyArray<{ key: string; norms: ReadonlyArray<string> }> | undefined) ?? []
-    ) {
-      for (const n of d.norms) {
-        if (!norms.has(n)) return `catalogs.dimensions (${d.key}): norm '${n}' is not in the norms catalog`
-      }
+  for (const d of (cat.dimensions as ReadonlyArray<{ key: string; norms: ReadonlyArray<string> }> | undefined) ?? []) {
+    for (const n of d.norms) {
+      if (!index.norms.has(n)) return `catalogs.dimensions (${d.key}): norm '${n}' is not in the norms catalog`
     }
   }
-  // unique ids
-  const findings = arr("findings") as ReadonlyArray<Finding>
-  const classes = arr("class_findings") as ReadonlyArray<ClassFinding>
-  const queue = arr("queue") as ReadonlyArray<Pass>
-  const plans = arr("plans") as ReadonlyArray<Plan>
-  const construals = arr("construals") as ReadonlyArray<Construal>
-  const sessions = arr("sessions") as ReadonlyArray<Session>
+  return done
+}
+
+/** A document whose rows, limits and catalogs passed, with the id sets the cross-checks read. */
+interface Body extends RefContext {
+  readonly findings: ReadonlyArray<Finding>
+  readonly classes: ReadonlyArray<ClassFinding>
+  readonly queue: ReadonlyArray<Pass>
+  readonly plans: ReadonlyArray<Plan>
+  readonly construals: ReadonlyArray<Construal>
+  readonly sessions: ReadonlyArray<Session>
+  readonly recordIds: ReadonlySet<string>
+}
+
+/** The first id in `rows` already in `seen` (adding the rest), as the duplicate's message. */
+const duplicateIssue = <R>(
+  c: Collection,
+  rows: ReadonlyArray<R>,
+  idOf: (r: R) => string,
+  seen = new Set<string>()
+): string | undefined => {
+  for (const r of rows) {
+    const id = idOf(r)
+    if (seen.has(id)) return `${c}: '${id}' is declared twice — there is no last-wins`
+    seen.add(id)
+  }
+  return undefined
+}
+
+/** Unique ids in every collection (findings and class findings share one namespace). */
+const indexBody = (doc: Record<string, unknown>, catalog: CatalogIndex): Body | string => {
+  const findings = rowsOf(doc, "findings") as ReadonlyArray<Finding>
+  const classes = rowsOf(doc, "class_findings") as ReadonlyArray<ClassFinding>
+  const queue = rowsOf(doc, "queue") as ReadonlyArray<Pass>
+  const plans = rowsOf(doc, "plans") as ReadonlyArray<Plan>
+  const construals = rowsOf(doc, "construals") as ReadonlyArray<Construal>
+  const sessions = rowsOf(doc, "sessions") as ReadonlyArray<Session>
   const recordIds = new Set<string>()
-  for (const [c, rows] of [["findings", findings], ["class_findings", classes]] as const) {
-    for (const r of rows) {
-      if (recordIds.has(r.id)) return `${c}: '${r.id}' is declared twice — there is no last-wins`
-      recordIds.add(r.id)
-    }
-  }
-  const classIds = new Set(classes.map((c) => c.id))
   const passIds = new Set<string>()
-  for (const p of queue) {
-    if (passIds.has(p.id)) return `queue: '${p.id}' is declared twice — there is no last-wins`
-    passIds.add(p.id)
+  const e = duplicateIssue("findings", findings, (r) => r.id, recordIds) ??
+    duplicateIssue("class_findings", classes, (r) => r.id, recordIds) ??
+    duplicateIssue("queue", queue, (p) => p.id, passIds) ??
+    duplicateIssue("plans", plans, (p) => p.id) ??
+    duplicateIssue("construals", construals, (c) => c.key) ??
+    duplicateIssue("sessions", sessions, (s) => s.session_id)
+  if (e) return e
+  return {
+    findings,
+    classes,
+    queue,
+    plans,
+    construals,
+    sessions,
+    recordIds,
+    passIds,
+    classIds: new Set(classes.map((c) => c.id)),
+    dims: catalog.dims,
+    units: catalog.units,
+    hasRecord: (id) => recordIds.has(id)
   }
-  const seenPlans = new Set<string>()
-  for (const p of plans) {
-    if (seenPlans.has(p.id)) return `plans: '${p.id}' is declared twice — there is no last-wins`
-    seenPlans.add(p.id)
-  }
-  const seenKeys = new Set<string>()
-  for (const c of construals) {
-    if (seenKeys.has(c.key)) return `construals: '${c.key}' is declared twice — there is no last-wins`
-    seenKeys.add(c.key)
-  }
-  const seenSessions = new Set<string>()
-  for (const s of sessions) {
-    if (seenSessions.has(s.session_id)) return `sessions: '${s.session_id}' is declared twice — there is no last-wins`
-    seenSessions.add(s.session_id)
-  }
-  // record cross-references
-  // hot loop (10k records before every commit): no allocation unless a check fails
-  const refs: RefContext = { passIds, dims, units, hasRecord: (id) => recordIds.has(id), classIds }
-  const recordCheck = (r: Finding, c: string, k: number) => recordRefIssue(r, c, k, refs)
-  for (let k = 0; k < findings.length; k++) {
-    const e = findingRefIssue(findings[k]!, k, refs)
+}
+
+// The cross-record invariants of §1.9, in the order their first issue is reported. Hot loops
+// (10k records before every commit): no allocation unless a check fails.
+
+const findingsRefIssue = (b: Body): string | undefined => {
+  for (let k = 0; k < b.findings.length; k++) {
+    const e = findingRefIssue(b.findings[k]!, k, b)
     if (e) return e
   }
+  return undefined
+}
+
+/** Class findings: their own references, and members that exist, once, in exactly one class. */
+const classesIssue = (b: Body): string | undefined => {
   const claimed = new Map<string, string>()
-  for (let k = 0; k < classes.length; k++) {
-    const r = classes[k]!
+  for (let k = 0; k < b.classes.length; k++) {
+    const r = b.classes[k]!
     const where = `class_findings[${k}] (${r.id})`
-    const e = recordCheck(r, "class_findings", k)
+    const e = recordRefIssue(r, "class_findings", k, b)
     if (e) return e
     const seen = new Set<string>()
     for (const m of r.members) {
       if (m === r.id) return `${where}.members: the class lists itself as a member`
       if (seen.has(m)) return `${where}.members: '${m}' is listed twice`
       seen.add(m)
-      if (!recordIds.has(m)) return `${where}.members: ${m} does not exist`
+      if (!b.recordIds.has(m)) return `${where}.members: ${m} does not exist`
       const other = claimed.get(m)
       if (other !== undefined) {
         return `${where}.members: ${m} is already a member of ${other} — a finding has exactly one class (§8 rule 4)`
@@ -426,32 +475,46 @@ const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
       claimed.set(m, r.id)
     }
   }
-  for (let k = 0; k < plans.length; k++) {
-    const p = plans[k]!
+  return undefined
+}
+
+const plansIssue = (b: Body): string | undefined => {
+  for (let k = 0; k < b.plans.length; k++) {
+    const p = b.plans[k]!
     for (const f of p.findings) {
-      if (!recordIds.has(f)) return `plans[${k}] (${p.id}).findings: ${f} does not exist`
+      if (!b.recordIds.has(f)) return `plans[${k}] (${p.id}).findings: ${f} does not exist`
     }
   }
-  for (let k = 0; k < queue.length; k++) {
-    const p = queue[k]!
+  return undefined
+}
+
+/** Passes: catalogued dimension and units, coverage naming existing records, done only with coverage. */
+const queueIssue = (b: Body): string | undefined => {
+  for (let k = 0; k < b.queue.length; k++) {
+    const p = b.queue[k]!
     const where = `queue[${k}] (${p.id})`
-    if (dims.size > 0 && !dims.has(p.dimension)) {
+    if (b.dims.size > 0 && !b.dims.has(p.dimension)) {
       return `${where}.dimension: '${p.dimension}' is not in the dimension catalog`
     }
-    if (units.size > 0) {
-      for (const u of p.units) if (!units.has(u)) return `${where}.units: '${u}' is not in the unit map`
+    if (b.units.size > 0) {
+      for (const u of p.units) if (!b.units.has(u)) return `${where}.units: '${u}' is not in the unit map`
     }
     if (p.coverage !== undefined && p.coverage !== null) {
       for (const f of p.coverage.findings) {
-        if (!recordIds.has(f)) return `${where}.coverage.findings: ${f} does not exist in this state`
+        if (!b.recordIds.has(f)) return `${where}.coverage.findings: ${f} does not exist in this state`
       }
     }
     if (p.done === true && (p.coverage === undefined || p.coverage === null)) {
       return `${where}: is done but carries no coverage record — a pass with no report counts as not done at all (§4 rule 5)`
     }
   }
-  for (let k = 0; k < construals.length; k++) {
-    const c = construals[k]!
+  return undefined
+}
+
+/** Construals: the key is bound to the exact charter, and no session admits its own. */
+const construalsIssue = (b: Body): string | undefined => {
+  for (let k = 0; k < b.construals.length; k++) {
+    const c = b.construals[k]!
     const where = `construals[${k}] (${c.key})`
     const expected = construalKey(c.role, c.charter)
     if (c.key !== expected) {
@@ -461,7 +524,12 @@ const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
       return `${where}.admitted_by: session ${c.session} wrote this construal — a session may not admit its own construal`
     }
   }
-  const open = sessions.filter((s) => s.outcome === undefined || s.outcome === null)
+  return undefined
+}
+
+/** Sessions: at most one open dispatch, unless the open ones share one concurrent group. */
+const sessionsIssue = (b: Body): string | undefined => {
+  const open = b.sessions.filter((s) => s.outcome === undefined || s.outcome === null)
   if (open.length > 1) {
     const groups = new Set(open.map((s) => s.concurrent_group ?? null))
     if (groups.size > 1 || groups.has(null)) {
@@ -469,6 +537,30 @@ const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
         open.map((s) => s.session_id).join(", ")
       }) — at most one may be in flight unless they share one concurrent_group`
     }
+  }
+  return undefined
+}
+
+const CROSS_CHECKS: ReadonlyArray<(b: Body) => string | undefined> = [
+  findingsRefIssue,
+  classesIssue,
+  plansIssue,
+  queueIssue,
+  construalsIssue,
+  sessionsIssue
+]
+
+/** Rows, limits, catalogs and every cross-record invariant (§1.9), over a document `topIssue` passed. */
+const bodyIssue = (doc: Record<string, unknown>): string | undefined => {
+  const e = rowsIssue(doc) ?? limitsIssue(doc.limits)
+  if (e) return e
+  const catalog = catalogIndex(doc.catalogs)
+  if (typeof catalog === "string") return catalog
+  const body = indexBody(doc, catalog)
+  if (typeof body === "string") return body
+  for (const check of CROSS_CHECKS) {
+    const issue = check(body)
+    if (issue) return issue
   }
   return undefined
 }
