@@ -1,6 +1,6 @@
 /**
  * Dispatch envelopes (spec §1.8): opening one (closing an unfinalised one as `crash`) and
- * finishing it, each one commit through the engine core.
+ * finishing it, each one commit through `commit.ts`.
  *
  * @internal
  */
@@ -10,32 +10,15 @@ import * as Embargo from "../../Embargo.js"
 import type * as Events from "../../Events.js"
 import type * as State from "../../State.js"
 import { PATTERNS, PROVIDER_BY_EXECUTABLE, ROLES, SESSION_OUTCOMES } from "../../Vocabulary.js"
-import { type Backend, sha, type Snapshot, type Tx } from "./backend.js"
+import { sha } from "./backend.js"
+import { commit } from "./commit.js"
+import type { EngineContext } from "./context.js"
 import type { AuditStoreShape, DispatchFinish, DispatchOpen } from "./model.js"
+import { now, requireIntact, requireSnapshot } from "./snapshot.js"
 
-/** What the dispatch operations borrow from the engine. @internal */
-export interface EngineCore {
-  readonly backend: Backend
-  readonly requireSnapshot: (tx: Tx) => Effect.Effect<Snapshot, AuditError.AuditError>
-  readonly requireIntact: (snap: Snapshot) => Effect.Effect<void, AuditError.AuditError>
-  readonly now: Effect.Effect<{ readonly ts: string; readonly today: string }>
-  readonly commit: (
-    tx: Tx,
-    snap: Snapshot,
-    nextDoc: State.StateDoc,
-    event: (revision: number) => Events.AuditEvent,
-    extraEvents?: ReadonlyArray<Events.AuditEvent>,
-    trailingEvents?: ReadonlyArray<Events.AuditEvent>,
-    anchor?: boolean
-  ) => Effect.Effect<{ readonly next: Snapshot; readonly event: Events.AuditEvent }, AuditError.AuditError>
-}
-
-/** @internal */
-export const makeDispatch = (
-  core: EngineCore
-): Pick<AuditStoreShape, "openDispatch" | "finishDispatch"> => {
-  const { backend, commit, now, requireIntact, requireSnapshot } = core
-  const openDispatch: AuditStoreShape["openDispatch"] = Effect.fn("AuditStore.openDispatch")(
+/** Open a dispatch: its envelope, its embargo key, unfinalised ones closed as `crash`. @internal */
+export const makeOpenDispatch = (ctx: EngineContext): AuditStoreShape["openDispatch"] =>
+  Effect.fn("AuditStore.openDispatch")(
     function*(input: DispatchOpen) {
       if (!(ROLES as ReadonlyArray<string>).includes(input.role)) {
         return yield* Effect.fail(
@@ -47,9 +30,9 @@ export const makeDispatch = (
           AuditError.make("invalid-input", `--session '${input.sessionId}' is not a canonical 16-hex session id`)
         )
       }
-      return yield* backend.transact(true, (tx) =>
+      return yield* ctx.backend.transact(true, (tx) =>
         Effect.gen(function*() {
-          const snap = yield* requireSnapshot(tx)
+          const snap = yield* requireSnapshot(ctx, tx)
           yield* requireIntact(snap)
           const { ts } = yield* now
           const base = input.executable.split("/").pop() ?? input.executable
@@ -95,6 +78,7 @@ export const makeDispatch = (
             ...Embargo.dispatchKeyPayload(snap.doc, input.role, input.charter)
           })
           const { event, next } = yield* commit(
+            ctx,
             tx,
             snap,
             { ...snap.doc, sessions: [...sessions, envelope] },
@@ -105,9 +89,7 @@ export const makeDispatch = (
               state_revision: revision,
               ...eventEnvelope(envelope)
             }),
-            extra,
-            [],
-            false
+            { leading: extra, anchor: false }
           )
           return {
             doc: next.doc,
@@ -121,7 +103,9 @@ export const makeDispatch = (
     }
   )
 
-  const finishDispatch: AuditStoreShape["finishDispatch"] = Effect.fn("AuditStore.finishDispatch")(
+/** Finalise the open dispatch (or the named one). @internal */
+export const makeFinishDispatch = (ctx: EngineContext): AuditStoreShape["finishDispatch"] =>
+  Effect.fn("AuditStore.finishDispatch")(
     function*(input: DispatchFinish) {
       if (!(SESSION_OUTCOMES as ReadonlyArray<string>).includes(input.outcome)) {
         return yield* Effect.fail(
@@ -131,9 +115,9 @@ export const makeDispatch = (
           )
         )
       }
-      return yield* backend.transact(true, (tx) =>
+      return yield* ctx.backend.transact(true, (tx) =>
         Effect.gen(function*() {
-          const snap = yield* requireSnapshot(tx)
+          const snap = yield* requireSnapshot(ctx, tx)
           yield* requireIntact(snap)
           const { ts } = yield* now
           const sessions = snap.doc.sessions ?? []
@@ -167,6 +151,7 @@ export const makeDispatch = (
           const arr = [...sessions]
           arr[idx] = finished
           const { event, next } = yield* commit(
+            ctx,
             tx,
             snap,
             { ...snap.doc, sessions: arr },
@@ -177,9 +162,7 @@ export const makeDispatch = (
               state_revision: revision,
               ...eventEnvelope(finished)
             }),
-            [],
-            [],
-            false
+            { anchor: false }
           )
           return {
             doc: next.doc,
@@ -190,9 +173,6 @@ export const makeDispatch = (
         }))
     }
   )
-
-  return { openDispatch, finishDispatch }
-}
 
 const ENVELOPE_EVENT_FIELDS = [
   "role",

@@ -1,0 +1,70 @@
+/**
+ * The store's reads — the document, its exports, the verified events, the embargo history, the
+ * stream's standing — and the view marks (ADR 0115).
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as AuditError from "../../AuditError.js"
+import type * as Embargo from "../../Embargo.js"
+import * as Events from "../../Events.js"
+import * as State from "../../State.js"
+import type { EngineContext } from "./context.js"
+import type { AuditStoreShape } from "./model.js"
+import { requireSnapshot } from "./snapshot.js"
+
+type Reads = Pick<
+  AuditStoreShape,
+  "load" | "exportState" | "exportEvents" | "events" | "embargoHistory" | "streamStatus" | "viewMarks" | "markViews"
+>
+
+export const makeReads = (ctx: EngineContext): Reads => {
+  const { backend } = ctx
+  const load: AuditStoreShape["load"] = backend.transact(
+    false,
+    (tx) => Effect.map(requireSnapshot(ctx, tx), (s) => s.doc)
+  ).pipe(Effect.withSpan("AuditStore.load"))
+
+  const readLines = backend.transact(false, (tx) =>
+    Effect.gen(function*() {
+      yield* requireSnapshot(ctx, tx)
+      return yield* tx.loadLines(0)
+    }))
+
+  const events: AuditStoreShape["events"] = Effect.flatMap(readLines, (lines) => {
+    const v = Events.verify(lines)
+    return Events.isDefect(v)
+      ? Effect.fail(AuditError.make("ledger", `the event stream is ${v.state}: ${v.message}`))
+      : Effect.succeed(v.events)
+  })
+
+  return {
+    load,
+    exportState: Effect.map(load, State.encode).pipe(Effect.withSpan("AuditStore.exportState")),
+    exportEvents: Effect.map(readLines, (lines) => lines.map((l) => l + "\n").join("")),
+    events,
+    embargoHistory: Effect.gen(function*() {
+      const evs = yield* events
+      const keys = yield* backend.transact(false, (tx) => tx.loadKeys)
+      const out: Array<Embargo.HistoryEvent> = [...evs]
+      for (const k of keys) out.push({ event: "dispatch_key", ...k })
+      return out
+    }).pipe(Effect.withSpan("AuditStore.embargoHistory")),
+    streamStatus: backend.transact(false, (tx) =>
+      Effect.map(requireSnapshot(ctx, tx), (s) => ({
+        state: s.status,
+        events: s.events,
+        head: s.head,
+        ...(s.detail !== undefined ? { detail: s.detail } : {})
+      }))),
+    viewMarks: (paths) => backend.transact(false, (tx) => tx.viewMarks(paths)),
+    markViews: (revision, marks) =>
+      marks.length === 0 ? Effect.void : backend.transact(true, (tx) =>
+        Effect.gen(function*() {
+          // marks observed against an older revision may describe rows a later commit replaced
+          const m = yield* tx.marker
+          if (m === undefined || Number(m.revision) !== revision) return
+          yield* tx.putViewMarks(marks)
+        }))
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * How the SQL store lays a state document out in rows: the head row (every field but the record
+ * collections, and which collections are present), one row per collection element, and the
+ * codecs between those rows and values.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as AuditError from "../../AuditError.js"
+import * as State from "../../State.js"
+import * as Json from "../json.js"
+
+/** Statements bind at most this many rows (SQLite's parameter limit, with room). */
+export const CHUNK = 300
+
+export const chunks = <A>(xs: ReadonlyArray<A>, n = CHUNK): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, k) => xs.slice(k * n, k * n + n))
+
+/**
+ * A float written as `12.0` or `1e3` must keep its spelling: only the strict reader does. A JSON
+ * number with a fraction or an exponent always has a digit, `.`/`e`/`E`, then a digit or sign.
+ */
+const MAYBE_FLOAT = /[0-9][.eE][-+0-9]/
+
+export const parseRow = (text: string, where: string, trusted = false): Effect.Effect<any, AuditError.AuditError> => {
+  // a sealed row was written by this package from a validated value (ADR 0114): the native
+  // parser reads it the same, unless it may hold a float spelling the strict reader keeps
+  if (trusted && !MAYBE_FLOAT.test(text)) return Effect.succeed(JSON.parse(text))
+  const v = Json.parse(text)
+  return v instanceof Json.JsonSyntaxError
+    ? Effect.fail(AuditError.make("invalid-state", `stored ${where}: not valid JSON (${v.message})`))
+    : Effect.succeed(v)
+}
+
+/** The stored head row. */
+export interface HeadRow {
+  readonly present: string
+  readonly doc: string
+}
+
+/** One stored collection element (a type alias: `sql.insert` takes it as a record). */
+export type RecordRow = {
+  readonly collection: string
+  readonly pos: number
+  readonly doc: string
+}
+
+/** The head row's texts: the fields outside the collections, and the collections present. */
+export const headTexts = (next: State.StateDoc) => {
+  const rest: Record<string, unknown> = {}
+  const present: Array<string> = []
+  for (const [k, v] of Object.entries(next)) {
+    if ((State.collections as ReadonlyArray<string>).includes(k)) {
+      if (Array.isArray(v)) present.push(k)
+    } else rest[k] = v
+  }
+  return { doc: Json.dumpsCompact(rest, false), present: JSON.stringify(present) }
+}
+
+/** The document the head row and the record rows (in collection, position order) make. */
+export const assembleDoc = (head: HeadRow, rows: ReadonlyArray<RecordRow>, trusted: boolean) =>
+  Effect.gen(function*() {
+    const rest = (yield* parseRow(head.doc, "state head", trusted)) as Record<string, unknown>
+    const present = (yield* parseRow(head.present, "state head", trusted)) as ReadonlyArray<string>
+    const doc: Record<string, unknown> = { ...rest }
+    for (const c of present) doc[c] = []
+    for (const r of rows) {
+      const arr = doc[r.collection] as Array<unknown> | undefined
+      if (arr === undefined) {
+        return yield* Effect.fail(
+          AuditError.make("invalid-state", `stored row of unknown collection '${r.collection}'`)
+        )
+      }
+      arr.push(yield* parseRow(r.doc, `${r.collection}[${r.pos}]`, trusted))
+    }
+    return doc as unknown as State.StateDoc
+  })
+
+/**
+ * The rows of collection `c` a commit from `prev` to `next` rewrites (elements are frozen and
+ * kept by identity, so this compares pointers), and the length it cuts the collection to.
+ */
+export const changedRows = (prev: State.StateDoc | undefined, next: State.StateDoc, c: State.Collection) => {
+  const before = (prev?.[c] ?? []) as ReadonlyArray<unknown>
+  const after = (next[c] ?? []) as ReadonlyArray<unknown>
+  if (before === after) return undefined
+  const upserts: Array<RecordRow> = []
+  for (let k = 0; k < after.length; k++) {
+    if (before[k] !== after[k]) upserts.push({ collection: c, pos: k, doc: Json.dumpsCompact(after[k], false) })
+  }
+  return { upserts, truncateAt: before.length > after.length ? after.length : undefined }
+}
+
+export const decodeKeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  session_id: Schema.String,
+  role: Schema.String,
+  source_digest: Schema.String,
+  charter_slice: Schema.NullOr(Schema.String)
+})))
