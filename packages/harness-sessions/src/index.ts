@@ -71,6 +71,13 @@ export * as Providers from "./Providers.js"
 export * as Session from "./Session.js"
 
 /**
+ * Read-only views of stored sessions from the event store alone (no model, engine or runtime).
+ *
+ * @since 0.1.0
+ */
+export * as SessionViews from "./SessionViews.js"
+
+/**
  * Replayable run history: settles and continuations as managed transitions, and `verify`.
  *
  * @since 0.1.0

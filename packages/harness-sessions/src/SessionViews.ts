@@ -1,0 +1,93 @@
+/**
+ * Read-only views of stored sessions (what `Sessions.show` and `Sessions.list` return) from the
+ * event store alone. Reading a session needs no model, governance engine, runtime or reflexes:
+ * a host that only lists or shows sessions depends on this module and `EventStore`, and pays
+ * only for the read.
+ *
+ * @example
+ * ```ts
+ * import { EventStore, SessionViews } from "@steward/harness-sessions"
+ * import * as Effect from "effect/Effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* EventStore.EventStore
+ *   return yield* SessionViews.list(store)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type * as Event from "./Event.js"
+import type * as EventStore from "./EventStore.js"
+import type { HarnessError } from "./HarnessError.js"
+import * as Meta from "./internal/meta.js"
+import * as Transcript from "./internal/transcript.js"
+import type { SessionView } from "./Session.js"
+
+/**
+ * A session as one read of the store left it: its row, its decoded meta and its events (for a
+ * view, the event types `Transcript` folds).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Snapshot {
+  readonly row: EventStore.SessionRow
+  readonly meta: Meta.Meta
+  readonly events: ReadonlyArray<Event.SessionEvent>
+}
+
+/**
+ * The view of one session from a snapshot of it.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const fromSnapshot = (id: string, { events, meta, row }: Snapshot): SessionView => ({
+  id,
+  createdAt: row.createdAt,
+  workspace: meta.workspace,
+  level: meta.level,
+  events: row.lastSeq,
+  runs: Transcript.runs(events),
+  goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
+  remembered: meta.remembered,
+  pending: Transcript.pending(events),
+  host: meta.host
+})
+
+/**
+ * Read what a view needs of one session: its row, its meta and only the event types views fold.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const snapshot = (
+  store: EventStore.EventStore["Type"],
+  id: string
+): Effect.Effect<Snapshot, HarnessError> =>
+  Effect.gen(function*() {
+    const row = yield* store.get(id)
+    const meta = yield* Meta.decode(row.meta)
+    const events = yield* store.read(id, { types: Transcript.viewTypes })
+    return { row, meta, events }
+  })
+
+/**
+ * The view of one stored session (`SESSION_NOT_FOUND` when there is none).
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const show = (store: EventStore.EventStore["Type"], id: string): Effect.Effect<SessionView, HarnessError> =>
+  Effect.map(snapshot(store, id), (s) => fromSnapshot(id, s))
+
+/**
+ * The views of every stored session, oldest first.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const list = (store: EventStore.EventStore["Type"]): Effect.Effect<ReadonlyArray<SessionView>, HarnessError> =>
+  Effect.flatMap(store.list, (rows) => Effect.forEach(rows, (r) => show(store, r.id)))
