@@ -32,7 +32,8 @@ const packageVersions = Object.fromEntries(
 // startup). What loads files of its own at run time stays external: the native better-sqlite3,
 // web-tree-sitter with the tree-sitter-bash grammar (WASM found next to their packages), yaml.
 export default defineConfig({
-  entry: ["src/bin.ts"],
+  // reflex-core's fit worker entry ships next to the bundle, where FitWorkers.entry points
+  entry: { bin: "src/bin.ts", "internal/fitWorker": "../reflex-core/src/internal/fitWorker.ts" },
   format: ["esm"],
   platform: "node",
   target: "node20",

@@ -6,6 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, bench, describe } from "vitest"
 import * as Features from "../src/Features.js"
+import * as FitWorkers from "../src/FitWorkers.js"
 import * as Learning from "../src/Learning.js"
 import * as Params from "../src/Params.js"
 import * as Reflexes from "../src/Reflexes.js"
@@ -132,11 +133,18 @@ describe("import", () => {
 // - into an empty ledger (generation 0: the adoption replays are the certification replays);
 // - onto a ledger that already adopted a generation from an earlier 4,096-line import (the
 //   certification replays, from the prior, reuse the adoption replays' fits).
+// Fit workers run the built entry as a user's install does (`pnpm bench` builds first; without a
+// build the import fits on the calling thread).
+const fitWorkers = FitWorkers.layerNode({ entry: new URL("../dist/internal/fitWorker.js", import.meta.url) })
 const freshRuntime = (name: string) =>
   ManagedRuntime.make(
     Reflexes.layer({
       config: { route: "active", settle: "auto", confirm: "auto", learn: false, promotion: "holdout", custom: {} }
-    }).pipe(Layer.provideMerge(ReflexLedger.layerSql), Layer.provide(sqlite(path.join(dir, `${name}.sqlite`))))
+    }).pipe(
+      Layer.provideMerge(ReflexLedger.layerSql),
+      Layer.provide(sqlite(path.join(dir, `${name}.sqlite`))),
+      Layer.provide(fitWorkers)
+    )
   )
 const importWithLearning = (rt: ReturnType<typeof freshRuntime>, text: string) =>
   rt.runPromise(Effect.flatMap(Reflexes.Reflexes, (r) => r.importHistory("settle", text)))

@@ -295,8 +295,9 @@ export interface Options {
   readonly fit?: Learning.FitOptions
   /**
    * Threads that fit an import's scheduled challengers ahead of its replays (the calling thread
-   * waits for them). Default: the `STEWARD_REFLEX_FIT_THREADS` config value, else 2; 0 or 1 fits
-   * on the calling thread only. Results are the same either way (ADR 0450, ADR 0406).
+   * waits for them), when the layer provides `FitWorkers`. Default: the `STEWARD_REFLEX_FIT_THREADS`
+   * config value, else 2; 0 or 1 fits on the calling thread only. Results are the same either way
+   * (ADR 0450, ADR 0406, ADR 0411).
    */
   readonly fitThreads?: number
 }

@@ -38,6 +38,13 @@ export * as Features from "./Features.js"
 export * as Gates from "./Gates.js"
 
 /**
+ * Worker threads for an import's fits (`@effect/platform` workers over the fit worker entry).
+ *
+ * @since 0.2.0
+ */
+export * as FitWorkers from "./FitWorkers.js"
+
+/**
  * JSONL history import.
  *
  * @since 0.1.0

@@ -4,12 +4,14 @@ import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Features from "../src/Features.js"
+import * as FitWorkers from "../src/FitWorkers.js"
 import * as Gates from "../src/Gates.js"
 import * as FitPool from "../src/internal/fitPool.js"
 import * as Labels from "../src/Labels.js"
 import * as Learning from "../src/Learning.js"
 import * as Params from "../src/Params.js"
 import { referenceFit } from "./fitReference.js"
+import * as TestFitWorkers from "./fitWorkers.js"
 
 const vectors = JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures/reflex-test-vectors.json"), "utf8"))
 
@@ -410,7 +412,9 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
           const fitted = new Map<string, Params.Head>()
           return { head, prior, examples, memo, windows, fitted }
         })
+        const workers = yield* FitWorkers.FitWorkers
         yield* FitPool.prefit(
+          workers,
           jobs.map((j) => ({
             examples: j.examples,
             prior: j.prior,
@@ -435,8 +439,32 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
           assert.deepStrictEqual(replayed.head, alone.head)
           assert.deepStrictEqual(replayed.predictions.map((p) => p.p), alone.predictions.map((p) => p.p))
         }
-      }),
+      }).pipe(Effect.provide(TestFitWorkers.fromSource)),
     { timeout: 120_000 }
+  )
+
+  it.effect(
+    "fit workers that cannot start fail the prefit (the replay then fits on the calling thread)",
+    () =>
+      Effect.gen(function*() {
+        const workers = yield* FitWorkers.FitWorkers
+        const prior = Params.settlePrior.heads["unfinished"]!
+        const stored: Array<string> = []
+        const exit = yield* Effect.exit(FitPool.prefit(
+          workers,
+          [{
+            examples: corpus("unfinished", 64),
+            prior,
+            options: Learning.defaultFitOptions,
+            windows: [[0, 32], [0, 64]],
+            store: (from, to) => stored.push(`${from}:${to}`)
+          }],
+          2
+        ))
+        assert.isTrue(exit._tag === "Failure")
+        assert.deepStrictEqual(stored, [])
+      }).pipe(Effect.provide(TestFitWorkers.missingEntry)),
+    { timeout: 60_000 }
   )
 
   it("a replay sharing a fit memo equals replays without it; a memo of another array is ignored", () => {

@@ -2,11 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type * as FitWorkers from "../src/FitWorkers.js"
 import * as Params from "../src/Params.js"
 import * as Reflex from "../src/Reflex.js"
 import * as ReflexConfig from "../src/ReflexConfig.js"
 import * as Reflexes from "../src/Reflexes.js"
 import * as ReflexLedger from "../src/ReflexLedger.js"
+import * as TestFitWorkers from "./fitWorkers.js"
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "fixtures", name), "utf8")
 
@@ -507,7 +509,7 @@ describe("Reflexes: import fits on worker threads (ADR 0450)", () => {
         head: i % 5 === 0 ? "confirm" : "unfinished"
       })).join("\n")
 
-  const run = (fitThreads: number) =>
+  const run = (fitThreads: number, workers?: Layer.Layer<FitWorkers.FitWorkers>) =>
     Effect.gen(function*() {
       const reflexes = yield* Reflexes.Reflexes
       const ledger = yield* ReflexLedger.ReflexLedger
@@ -524,17 +526,21 @@ describe("Reflexes: import fits on worker threads (ADR 0450)", () => {
         certificates.push(Option.getOrThrow(yield* ledger.certificate("settle", head)).payload)
       }
       return { reports, generations, certificates }
-    }).pipe(Effect.provide(engine({ fitThreads })))
+    }).pipe(Effect.provide(
+      workers === undefined ? engine({ fitThreads }) : engine({ fitThreads }).pipe(Layer.provide(workers))
+    ))
 
   it.effect(
     "the same reports, generations and certificates as fitting on the calling thread",
     () =>
       Effect.gen(function*() {
         const alone = yield* run(0)
-        const workers = yield* run(2)
+        const workers = yield* run(2, TestFitWorkers.fromSource)
         assert.isNotNull(alone.reports[1]!.adoptedVersion, "the first import adopts a won head")
         assert.isTrue(alone.generations.length >= 1)
         assert.deepStrictEqual(workers, alone)
+        // workers that cannot start: the replays fit on the calling thread, same results
+        assert.deepStrictEqual(yield* run(2, TestFitWorkers.missingEntry), alone)
       }),
     { timeout: 120_000 }
   )

@@ -1,83 +1,75 @@
 /**
- * Fits computed ahead of a replay on worker threads. Each worker runs the source text of
- * `fitCore` and its steps themselves, the functions the main thread's `Learning.fit` runs, so a head fitted here is
- * the head the replay would have fitted (ADR 0450). Failures are the caller's to ignore: the replay
- * fits whatever is missing itself.
+ * Fits computed ahead of a replay on worker threads (ADR 0450, ADR 0411): an `@effect/platform`
+ * worker pool over the fit worker entry (`fitWorker.ts`), which runs `fitCore`, the function the
+ * calling thread's `Learning.fit` runs, so a head fitted here is the head the replay would have
+ * fitted. Failures are the caller's to ignore: the replay fits whatever is missing itself.
  * @internal
  */
+import { WorkerError } from "@effect/platform/WorkerError"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import { Worker } from "node:worker_threads"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import type * as ParseResult from "effect/ParseResult"
+import type { FitWorkers } from "../FitWorkers.js"
 import type { Head } from "../Params.js"
-import type { FitRow } from "./fitCore.js"
-import { fitFunctions } from "./fitCore.js"
+import type { FitOptions, FitRow } from "./fitCore.js"
+import { type FitRequest, FitWindow, InitialMessage } from "./fitProtocol.js"
 
 /** One example sequence and the windows `[from, to)` to fit on it. @internal */
 export interface FitJob {
   readonly examples: ReadonlyArray<FitRow>
   readonly prior: Head
-  readonly options: { readonly iterations: number; readonly learningRate: number; readonly priorStrength: number }
+  readonly options: FitOptions
   readonly windows: ReadonlyArray<readonly [number, number]>
   readonly store: (from: number, to: number, head: Head) => void
 }
 
-const workerSource = (): string =>
-  [
-    `"use strict";`,
-    ...fitFunctions.map((f) => f.toString()),
-    `const { parentPort } = require("node:worker_threads");`,
-    `const sets = new Map();`,
-    `const encodings = new WeakMap();`,
-    `parentPort.on("message", (m) => {`,
-    `  if (m.type === "set") { sets.set(m.set, m.examples); return; }`,
-    `  const head = fitCore(m.prior, sets.get(m.set).slice(m.from, m.to), m.options, encodings);`,
-    `  parentPort.postMessage({ task: m.task, head });`,
-    `});`
-  ].join("\n")
+// Requests in flight per worker: the next window is already queued when a worker finishes one.
+const IN_FLIGHT = 2
 
-interface Task {
-  readonly job: number
-  readonly from: number
-  readonly to: number
-}
+// A pool retries a worker that will not start for ever; past this the import fits on its own.
+const START_TIMEOUT = "30 seconds"
 
 /**
  * Fit every window of every job on `threads` workers (largest windows first), storing each head
- * as it arrives. Workers are terminated when done, failed or interrupted.
+ * as it arrives. The workers are stopped when done, failed or interrupted.
  * @internal
  */
-export const prefit = (jobs: ReadonlyArray<FitJob>, threads: number): Effect.Effect<void, Error> => {
-  const tasks: Array<Task> = []
-  jobs.forEach((job, j) => {
-    for (const [from, to] of job.windows) tasks.push({ job: j, from, to })
-  })
+export const prefit = (
+  workers: FitWorkers["Type"],
+  jobs: ReadonlyArray<FitJob>,
+  threads: number
+): Effect.Effect<void, WorkerError | ParseResult.ParseError> => {
+  const tasks = jobs.flatMap((job, set) => job.windows.map(([from, to]) => ({ job, set, from, to })))
   tasks.sort((a, b) => (b.to - b.from) - (a.to - a.from))
   if (tasks.length === 0 || threads < 1) return Effect.void
-  return Effect.acquireUseRelease(
-    Effect.try({
-      try: () =>
-        Array.from({ length: Math.min(threads, tasks.length) }, () => new Worker(workerSource(), { eval: true })),
-      catch: (error) => new Error(`cannot start fit workers: ${String(error)}`)
-    }),
-    (workers) =>
-      Effect.async<void, Error>((resume) => {
-        let next = 0
-        let pending = 0
-        let finished = false
-        const finish = (error?: Error) => {
-          if (finished) return
-          finished = true
-          resume(error === undefined ? Effect.void : Effect.fail(error))
-        }
-        const send = (worker: Worker) => {
-          if (finished || next >= tasks.length) return
-          const task = tasks[next]!
-          const job = jobs[task.job]!
-          worker.postMessage({
-            type: "fit",
-            task: next,
-            set: task.job,
-            from: task.from,
-            to: task.to,
+  const initial = new InitialMessage({
+    sets: jobs.map((job) => job.examples.map((e) => ({ features: e.features, label: e.label, weight: e.weight })))
+  })
+  const size = Math.min(threads, tasks.length)
+  return Effect.gen(function*() {
+    const started = yield* Deferred.make<void>()
+    const pool = yield* workers.makePool<FitRequest>({
+      size,
+      concurrency: IN_FLIGHT,
+      initialMessage: () => initial,
+      onCreate: () => Deferred.succeed(started, undefined)
+    })
+    yield* Deferred.await(started).pipe(
+      Effect.timeoutFail({
+        duration: START_TIMEOUT,
+        onTimeout: () => new WorkerError({ reason: "spawn", cause: new Error("no fit worker started") })
+      })
+    )
+    yield* Effect.forEach(
+      tasks,
+      ({ from, job, set, to }) =>
+        pool.executeEffect(
+          new FitWindow({
+            set,
+            from,
+            to,
             prior: job.prior,
             options: {
               iterations: job.options.iterations,
@@ -85,35 +77,9 @@ export const prefit = (jobs: ReadonlyArray<FitJob>, threads: number): Effect.Eff
               priorStrength: job.options.priorStrength
             }
           })
-          next++
-          pending++
-        }
-        for (const worker of workers) {
-          worker.on("message", (m: { readonly task: number; readonly head: Head }) => {
-            if (finished) return
-            pending--
-            const task = tasks[m.task]!
-            jobs[task.job]!.store(task.from, task.to, m.head)
-            send(worker)
-            if (pending === 0 && next >= tasks.length) finish()
-          })
-          worker.on("error", (error) => finish(error instanceof Error ? error : new Error(String(error))))
-          worker.on("exit", (code) => {
-            if (!finished) finish(new Error(`fit worker exited with code ${code}`))
-          })
-          jobs.forEach((job, j) => {
-            worker.postMessage({
-              type: "set",
-              set: j,
-              examples: job.examples.map((e) => ({ features: e.features, label: e.label, weight: e.weight }))
-            })
-          })
-        }
-        for (let round = 0; round < 2; round++) for (const worker of workers) send(worker)
-        return Effect.sync(() => {
-          finished = true
-        })
-      }),
-    (workers) => Effect.promise(() => Promise.all(workers.map((w) => w.terminate()))).pipe(Effect.ignore)
-  )
+        ).pipe(Effect.map((head) => job.store(from, to, head))),
+      { concurrency: size * IN_FLIGHT, discard: true }
+    )
+    // the pool logs each failed start as a warning before retrying; the caller handles failure
+  }).pipe(Effect.scoped, Logger.withMinimumLogLevel(LogLevel.Error))
 }

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
+import * as FitWorkers from "@steward/reflex-core/FitWorkers"
 import * as ReflexConfig from "@steward/reflex-core/ReflexConfig"
 import type * as ReflexError from "@steward/reflex-core/ReflexError"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
@@ -49,6 +50,7 @@ export const engineLayer = (stateDir: Option.Option<string>) =>
       const custom = yield* Files.readCustomPrograms(state.path, ["route", "settle"])
       return Reflexes.layer({ config, custom }).pipe(
         Layer.provideMerge(ReflexLedger.layerSql), // merged: `status --html` reads the ledger too
+        Layer.provide(FitWorkers.layerNode()),
         Layer.provide(HostSql.layer(state)),
         Layer.mapError((e) => (e._tag === "ReflexError" ? fromReflex(e) : e))
       )

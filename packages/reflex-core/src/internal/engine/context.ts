@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AlgalProgram from "../../AlgalProgram.js"
 import type { DecisionProgram, Violation } from "../../DecisionProgram.js"
+import { FitWorkers } from "../../FitWorkers.js"
 import * as Learning from "../../Learning.js"
 import * as Params from "../../Params.js"
 import type { ReflexDefinition } from "../../Reflex.js"
@@ -36,6 +37,8 @@ export interface EngineContext {
   readonly fitOptions: Learning.FitOptions
   /** Fit threads an import may use (`Options.fitThreads`, else `STEWARD_REFLEX_FIT_THREADS`, else 2). */
   readonly fitThreads: number
+  /** The worker platform for those fits, when the layer provides one (else the calling thread fits). */
+  readonly fitWorkers: Option.Option<FitWorkers["Type"]>
   readonly definitions: ReadonlyMap<string, Loaded>
   /** Every loaded program (shipped and custom) by manifest digest, for replays. */
   readonly byDigest: ReadonlyMap<string, DecisionProgram>
@@ -188,12 +191,14 @@ export const make = (options: Options) =>
       )
     )
     const fitThreads = options.fitThreads ?? Option.getOrElse(configured, () => DEFAULT_FIT_THREADS)
+    const fitWorkers = yield* Effect.serviceOption(FitWorkers)
     const context: EngineContext = {
       ledger,
       config,
       compile,
       fitOptions: options.fit ?? Learning.defaultFitOptions,
       fitThreads: Math.max(0, Math.min(16, Math.floor(fitThreads))),
+      fitWorkers,
       definitions,
       byDigest,
       loaded,

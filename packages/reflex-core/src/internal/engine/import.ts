@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Import from "../../Import.js"
 import * as Learning from "../../Learning.js"
 import * as Params from "../../Params.js"
@@ -25,10 +26,15 @@ interface History {
   readonly memo: Learning.FitMemo
 }
 
-/** The replays' challengers, fitted ahead on worker threads; on failure each replay fits its own. */
+/**
+ * The replays' challengers, fitted ahead on worker threads when the layer provides them; on any
+ * failure each replay fits what is missing on the calling thread.
+ */
 const prefit = (ctx: EngineContext, l: Loaded, histories: ReadonlyArray<History>) => {
-  if (ctx.fitThreads <= 1 || !histories.some((h) => h.examples.length >= PARALLEL_FROM)) return Effect.void
+  if (Option.isNone(ctx.fitWorkers) || ctx.fitThreads <= 1) return Effect.void
+  if (!histories.some((h) => h.examples.length >= PARALLEL_FROM)) return Effect.void
   return FitPool.prefit(
+    ctx.fitWorkers.value,
     histories.map(({ examples, head, memo }) => {
       const prior = l.definition.prior.heads[head]!
       return {
