@@ -16,7 +16,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as GovernanceError from "./GovernanceError.js"
@@ -135,28 +134,29 @@ const jsonSafe = (data: unknown): unknown => {
  * @category constructors
  */
 export const makeMemory = Effect.gen(function*() {
-  const events = yield* Ref.make(Chunk.empty<EvidenceEvent>())
+  // An append is one synchronous block (clock read, seq, store, publish): concurrent appends
+  // cannot interleave, so seqs stay gap-free and in publish order without a lock.
+  const events: Array<EvidenceEvent> = []
   const hub = yield* PubSub.unbounded<EvidenceEvent>()
-  const lock = yield* Effect.makeSemaphore(1)
   return EvidenceLog.of({
     append: (input) =>
-      lock.withPermits(1)(Effect.gen(function*() {
-        const at = yield* Clock.currentTimeMillis
-        const current = yield* Ref.get(events)
-        const event = new EvidenceEvent({
-          seq: Chunk.size(current) + 1,
-          at,
-          kind: input.kind,
-          runId: input.runId ?? null,
-          hook: input.hook ?? null,
-          data: jsonSafe(input.data)
+      Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const event = new EvidenceEvent({
+            seq: events.length + 1,
+            at: clock.unsafeCurrentTimeMillis(),
+            kind: input.kind,
+            runId: input.runId ?? null,
+            hook: input.hook ?? null,
+            data: jsonSafe(input.data)
+          })
+          events.push(event)
+          hub.unsafeOffer(event)
+          return event
         })
-        yield* Ref.set(events, Chunk.append(current, event))
-        yield* PubSub.publish(hub, event)
-        return event
-      })),
+      ),
     stream: (options = {}) =>
-      Stream.fromIterableEffect(Ref.get(events)).pipe(
+      Stream.fromIterableEffect(Effect.sync(() => events.slice())).pipe(
         Stream.filter((e) => e.seq > (options.after ?? 0) && (options.runId === undefined || e.runId === options.runId))
       ),
     live: Stream.fromPubSub(hub)

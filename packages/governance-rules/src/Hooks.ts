@@ -3,19 +3,21 @@
  * its citation — blocked attempts too), `audit_posttool`, `tool_failure`, `guardrail_verify`
  * (claimed files checked against the workspace) and `completion_evidence` (a deterministic
  * touched-files bundle). Hooks run in order; an error in one never breaks the run — it becomes a
- * `hook_error` event naming the hook. Every firing is appended to the evidence stream.
+ * `hook_error` event naming the hook. Every hook output is appended to the evidence stream (a hook
+ * that returns `undefined` records nothing). The built-ins are `sync` hooks: the dispatcher calls
+ * them directly, without the timeout an effectful hook runs under.
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
 import * as os from "node:os"
 import * as Evidence from "./Evidence.js"
 import * as Files from "./Files.js"
+import * as Dispatch from "./internal/hooks/dispatch.js"
 import * as Paths from "./internal/paths.js"
 import type * as Policy from "./Policy.js"
 
@@ -82,6 +84,24 @@ export class Hooks extends Context.Tag("@steward/governance-rules/Hooks")<Hooks,
   readonly hooks: ReadonlyArray<Hook>
 }>() {}
 
+/**
+ * A hook from a plain function: its return value becomes evidence (`undefined` records nothing),
+ * a throw a `hook_error`. The dispatcher calls it directly, without the timeout fiber an
+ * effectful hook runs under (synchronous code cannot be interrupted, so the fiber would only cost).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sync = (hook: {
+  readonly id: string
+  readonly points: ReadonlyArray<HookPoint>
+  readonly run: (context: HookContext) => unknown
+}): Hook =>
+  Dispatch.registerSync(
+    { id: hook.id, points: hook.points, run: (context) => Effect.sync(() => hook.run(context)) },
+    hook.run
+  )
+
 const describeCall = (call: Policy.ToolCall): string => {
   switch (call.tool) {
     case "shell":
@@ -104,27 +124,26 @@ const describeCall = (call: Policy.ToolCall): string => {
  * @since 0.1.0
  * @category hooks
  */
-export const auditPretool: Hook = {
+export const auditPretool: Hook = sync({
   id: "audit_pretool",
   points: ["pre_tool"],
-  run: (context) =>
-    Effect.sync(() => {
-      if (context.point !== "pre_tool" || context.call.tool !== "shell") return undefined
-      const c = context.decision.citation
-      return {
-        command: describeCall(context.call),
-        decision: context.decision.decision,
-        blocked: context.decision.decision !== "allow",
-        citation: {
-          layer: c.layer,
-          ruleId: c.ruleId,
-          pattern: c.pattern,
-          resource: Evidence.redact(c.resource),
-          reason: Evidence.redact(c.reason)
-        }
+  run: (context) => {
+    if (context.point !== "pre_tool" || context.call.tool !== "shell") return undefined
+    const c = context.decision.citation
+    return {
+      command: describeCall(context.call),
+      decision: context.decision.decision,
+      blocked: context.decision.decision !== "allow",
+      citation: {
+        layer: c.layer,
+        ruleId: c.ruleId,
+        pattern: c.pattern,
+        resource: Evidence.redact(c.resource),
+        reason: Evidence.redact(c.reason)
       }
-    })
-}
+    }
+  }
+})
 
 /**
  * `audit_posttool`: the outcome of every tool call.
@@ -132,16 +151,14 @@ export const auditPretool: Hook = {
  * @since 0.1.0
  * @category hooks
  */
-export const auditPosttool: Hook = {
+export const auditPosttool: Hook = sync({
   id: "audit_posttool",
   points: ["post_tool"],
   run: (context) =>
-    Effect.sync(() =>
-      context.point === "post_tool"
-        ? { tool: context.call.tool, target: describeCall(context.call), exitCode: context.exitCode ?? null }
-        : undefined
-    )
-}
+    context.point === "post_tool"
+      ? { tool: context.call.tool, target: describeCall(context.call), exitCode: context.exitCode ?? null }
+      : undefined
+})
 
 /**
  * `tool_failure`: a failed tool call with its error (first 500 characters, redacted).
@@ -149,21 +166,19 @@ export const auditPosttool: Hook = {
  * @since 0.1.0
  * @category hooks
  */
-export const toolFailure: Hook = {
+export const toolFailure: Hook = sync({
   id: "tool_failure",
   points: ["tool_failure"],
   run: (context) =>
-    Effect.sync(() =>
-      context.point === "tool_failure"
-        ? {
-          tool: context.call.tool,
-          target: describeCall(context.call),
-          exitCode: context.exitCode ?? null,
-          error: context.error === undefined ? null : Evidence.redact(context.error).slice(0, 500)
-        }
-        : undefined
-    )
-}
+    context.point === "tool_failure"
+      ? {
+        tool: context.call.tool,
+        target: describeCall(context.call),
+        exitCode: context.exitCode ?? null,
+        error: context.error === undefined ? null : Evidence.redact(context.error).slice(0, 500)
+      }
+      : undefined
+})
 
 interface Workspace {
   readonly workspace: string
@@ -193,31 +208,30 @@ const locate = (ws: Workspace, file: string) => {
  */
 export const guardrailVerify = (workspace: string, home: string, files: Files.FileView = Files.node): Hook => {
   const ws = workspaceOf(workspace, home, files)
-  return {
+  return sync({
     id: "guardrail_verify",
     points: ["post_tool", "task_completed"],
-    run: (context) =>
-      Effect.sync(() => {
-        if (context.point === "pre_tool") return undefined
-        const claimed = context.claimedFiles ?? []
-        if (claimed.length === 0) return undefined
-        const verified: Array<string> = []
-        const missing: Array<string> = []
-        const outside: Array<string> = []
-        for (const file of claimed) {
-          const where = locate(ws, file)
-          if (!where.inside) outside.push(where.shown)
-          else if (files.lstat(where.real) !== undefined) verified.push(where.shown)
-          else missing.push(where.shown)
-        }
-        return {
-          ok: missing.length === 0 && outside.length === 0,
-          verified: verified.sort(),
-          missing: missing.sort(),
-          outside: outside.sort()
-        }
-      })
-  }
+    run: (context) => {
+      if (context.point === "pre_tool") return undefined
+      const claimed = context.claimedFiles ?? []
+      if (claimed.length === 0) return undefined
+      const verified: Array<string> = []
+      const missing: Array<string> = []
+      const outside: Array<string> = []
+      for (const file of claimed) {
+        const where = locate(ws, file)
+        if (!where.inside) outside.push(where.shown)
+        else if (files.lstat(where.real) !== undefined) verified.push(where.shown)
+        else missing.push(where.shown)
+      }
+      return {
+        ok: missing.length === 0 && outside.length === 0,
+        verified: verified.sort(),
+        missing: missing.sort(),
+        outside: outside.sort()
+      }
+    }
+  })
 }
 
 const sha256 = (data: string | Uint8Array): string => crypto.createHash("sha256").update(data).digest("hex")
@@ -258,16 +272,15 @@ export const touchedBundle = (
  * @since 0.1.0
  * @category hooks
  */
-export const completionEvidence = (workspace: string, home: string, files: Files.FileView = Files.node): Hook => ({
-  id: "completion_evidence",
-  points: ["task_completed"],
-  run: (context) =>
-    Effect.sync(() =>
+export const completionEvidence = (workspace: string, home: string, files: Files.FileView = Files.node): Hook =>
+  sync({
+    id: "completion_evidence",
+    points: ["task_completed"],
+    run: (context) =>
       context.point === "task_completed"
         ? { mode: context.mode ?? null, ...touchedBundle(workspace, home, context.touchedFiles, files) }
         : undefined
-    )
-})
+  })
 
 /**
  * The built-in hooks for a workspace, in firing order.
@@ -282,12 +295,6 @@ export const builtins = (workspace: string, home: string, files: Files.FileView 
   guardrailVerify(workspace, home, files),
   completionEvidence(workspace, home, files)
 ]
-
-const message = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  const text = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
-  return Evidence.redact(String(text)).slice(0, 500)
-}
 
 /**
  * Dispatcher options.
@@ -307,51 +314,10 @@ export interface Options {
  * @category constructors
  */
 export const make = (hooks: ReadonlyArray<Hook>, options: Options = {}) =>
-  Effect.map(Evidence.EvidenceLog, (log) =>
-    Hooks.of({
-      hooks,
-      fire: Effect.fn("Hooks.fire")(function*(context: HookContext) {
-        const out: Array<Evidence.EvidenceEvent> = []
-        for (const hook of hooks) {
-          if (!hook.points.includes(context.point)) continue
-          const limit = Duration.decode(options.timeout ?? "10 seconds")
-          const result = yield* Effect.suspend(() => hook.run(context)).pipe(
-            Effect.timeoutFail({
-              duration: limit,
-              onTimeout: () => new Error(`hook timed out after ${Duration.format(limit)}`)
-            }),
-            Effect.map((data) => ({ ok: true as const, data })),
-            Effect.catchAllCause((cause) => Effect.succeed({ ok: false as const, error: message(cause) }))
-          )
-          if (result.ok && result.data === undefined) continue
-          const input: Evidence.EvidenceInput = result.ok
-            ? {
-              kind: "hook",
-              hook: hook.id,
-              runId: context.runId ?? null,
-              data: { point: context.point, ...asObject(result.data) }
-            }
-            : {
-              kind: "hook_error",
-              hook: hook.id,
-              runId: context.runId ?? null,
-              data: { point: context.point, summary: "hook error (run continued)", error: result.error }
-            }
-          // A failing evidence store must not break the run either.
-          const event = yield* log.append(input).pipe(
-            Effect.map((e) => [e] as const),
-            Effect.catchAllCause((cause) =>
-              Effect.logWarning(`evidence append for hook ${hook.id} failed`, cause).pipe(Effect.as([] as const))
-            )
-          )
-          out.push(...event)
-        }
-        return out as ReadonlyArray<Evidence.EvidenceEvent>
-      })
-    }))
-
-const asObject = (data: unknown): Record<string, unknown> =>
-  data !== null && typeof data === "object" && !Array.isArray(data) ? data as Record<string, unknown> : { output: data }
+  Effect.map(
+    Evidence.EvidenceLog,
+    (log) => Hooks.of({ hooks, fire: Dispatch.fire(hooks, log, options.timeout ?? "10 seconds") })
+  )
 
 /**
  * The dispatcher with the built-in hooks plus `extra` hooks (run after the built-ins). The

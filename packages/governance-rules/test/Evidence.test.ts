@@ -56,6 +56,24 @@ const contract = (name: string, make: () => Layer.Layer<Evidence.EvidenceLog>, s
   })
 
 contract("Evidence.layerMemory", () => Evidence.layerMemory)
+
+describe("Evidence.layerMemory ordering", () => {
+  it.scoped("concurrent appends reach live subscribers in seq order, with Clock time", () =>
+    Effect.gen(function*() {
+      const log = yield* Evidence.EvidenceLog
+      const live = yield* log.live.pipe(Stream.take(50), Stream.runCollect, Effect.fork)
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("3 seconds")
+      yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => i),
+        (i) => Effect.yieldNow().pipe(Effect.zipRight(log.append({ kind: "note", data: { i } }))),
+        { concurrency: "unbounded" }
+      )
+      const seen = Chunk.toReadonlyArray(yield* Fiber.join(live))
+      assert.deepStrictEqual(seen.map((e) => e.seq), Array.from({ length: 50 }, (_, i) => i + 1))
+      assert.isTrue(seen.every((e) => e.at === 3000))
+    }).pipe(Effect.provide(Evidence.layerMemory)))
+})
 contract(
   "Evidence.layerSql (SQLite)",
   () => Evidence.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)

@@ -4,7 +4,7 @@ import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Evidence, Files, Governance, GovernanceError, Hooks, Policy, Responder, ShellParser } from "../src/index.js"
-import { tempWorkspace } from "./helpers.js"
+import { decide, Parser, tempWorkspace } from "./helpers.js"
 
 // Issue 18: the suite runs against the real filesystem and against an in-memory tree (the engine
 // and the built-in hooks look files up through the `Files` service).
@@ -245,6 +245,45 @@ describe("Hooks", () => {
         extra: [
           { id: "hangs", points: ["task_completed"], run: () => Effect.never },
           { id: "after", points: ["task_completed"], run: () => Effect.succeed({ fine: true }) }
+        ]
+      }).pipe(Layer.provideMerge(Evidence.layerMemory))
+    )))
+
+  it.effect("a synchronous hook is called in order: its output, nothing for undefined, a throw as hook_error", () =>
+    Effect.gen(function*() {
+      const hooks = yield* Hooks.Hooks
+      const events = yield* hooks.fire({ point: "post_tool", call: { tool: "mcp", name: "noop" }, runId: "r1" })
+      assert.deepStrictEqual(events.map((e) => [e.kind, e.hook]), [
+        ["hook", "audit_posttool"],
+        ["hook", "first"],
+        ["hook_error", "throws"],
+        ["hook", "effectful"]
+      ])
+      assert.deepStrictEqual(events[1]!.data, { point: "post_tool", output: 1 })
+      assert.include((events[2]!.data as any).error, "sync boom")
+      assert.isTrue(events.every((e) => e.runId === "r1"))
+      const decision = yield* decide({ tool: "mcp", name: "noop" }).pipe(Effect.provide(Parser))
+      assert.deepStrictEqual(
+        yield* hooks.fire({ point: "pre_tool", call: { tool: "mcp", name: "noop" }, decision }),
+        []
+      )
+      // The hook as an effect (what a host calling `run` itself sees) gives the same output.
+      const first = hooks.hooks.find((h) => h.id === "first")!
+      assert.strictEqual(yield* first.run({ point: "post_tool", call: { tool: "mcp", name: "noop" } }), 1)
+    }).pipe(Effect.provide(
+      Hooks.layer({
+        workspace: tempWorkspace(),
+        extra: [
+          Hooks.sync({ id: "first", points: ["post_tool"], run: () => 1 }),
+          Hooks.sync({ id: "nothing", points: ["post_tool", "pre_tool"], run: () => undefined }),
+          Hooks.sync({
+            id: "throws",
+            points: ["post_tool"],
+            run: () => {
+              throw new Error("sync boom")
+            }
+          }),
+          { id: "effectful", points: ["post_tool"], run: () => Effect.succeed({ fine: true }) }
         ]
       }).pipe(Layer.provideMerge(Evidence.layerMemory))
     )))
