@@ -12,6 +12,7 @@ import * as AuditError from "./AuditError.js"
 import * as Json from "./internal/json.js"
 import * as Fields from "./internal/state/fields.js"
 import type * as Model from "./internal/state/model.js"
+import * as RecordSchemas from "./internal/state/schema.js"
 import * as Validate from "./internal/state/validate.js"
 import { LIMIT_DEFAULTS, NEXT_OWNER, SCHEMA_VERSION } from "./Vocabulary.js"
 
@@ -30,6 +31,24 @@ export type Finding = Model.Finding
  * @category models
  */
 export type ClassFinding = Model.ClassFinding
+
+/**
+ * A finding row as `effect/Schema`, closed both ways: the one definition {@link Finding} derives
+ * from. The document validator ({@link issue}) checks the same shape by hand, for xcheck's exact
+ * wording and for speed; a property test holds the two together.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const FindingSchema = RecordSchemas.FindingSchema
+
+/**
+ * A class finding row as `effect/Schema`: the one definition {@link ClassFinding} derives from.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ClassFindingSchema = RecordSchemas.ClassFindingSchema
 
 /**
  * A pass's coverage record.

@@ -11,10 +11,12 @@ import * as Common from "./internal/verbs/common.js"
 import * as Model from "./internal/verbs/model.js"
 import { handlers } from "./internal/verbs/table.js"
 import type * as State from "./State.js"
+import type { IndependenceLevel } from "./Vocabulary.js"
 
 /**
- * A request to run one write verb (xcheck's argument grammar as data), decoded by
- * {@link VerbRequestSchema}.
+ * A request to run one write verb (xcheck's argument grammar as data), as
+ * {@link VerbRequestSchema} defines it: statuses, severities, verdicts, refusal reasons and
+ * catalog kinds are literal.
  *
  * @since 0.1.0
  * @category models
@@ -22,12 +24,31 @@ import type * as State from "./State.js"
 export type VerbRequest = Model.VerbRequest
 
 /**
- * The Schema of every verb request: a union tagged by `verb`.
+ * The Schema of every verb request: a union tagged by `verb`, with literal vocabularies.
  *
  * @since 0.2.0
  * @category schemas
  */
 export const VerbRequestSchema = Model.VerbRequestSchema
+
+/**
+ * A verb request as a host reading text receives it (argv): {@link VerbRequest} with the
+ * vocabulary fields as plain strings. Every `VerbRequest` is one; {@link apply} refuses a value
+ * outside the vocabulary in xcheck's addressed wording (ADR 0133).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type VerbRequestText = Model.VerbRequestText
+
+/**
+ * The Schema of {@link VerbRequestText}: {@link VerbRequestSchema} from the same definition, the
+ * vocabulary fields widened to strings.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const VerbRequestTextSchema = Model.VerbRequestTextSchema
 
 /**
  * The name of a state-changing verb.
@@ -109,7 +130,7 @@ export const isRefusal = (u: Transition | Refusal): u is Refusal => "_tag" in u 
  */
 export const authorize: (
   doc: State.StateDoc,
-  request: VerbRequest
+  request: VerbRequestText
 ) => { readonly role: string; readonly target: string; readonly reason: string } | undefined = Authorize.authorize
 
 /**
@@ -118,7 +139,7 @@ export const authorize: (
  * @since 0.1.0
  * @category authorization
  */
-export const targetOf: (request: VerbRequest) => string = Authorize.targetOf
+export const targetOf: (request: VerbRequestText) => string = Authorize.targetOf
 
 /**
  * Bind a claimed session to the open dispatch (§2.4 provenance). `unbound` when no dispatch
@@ -145,7 +166,7 @@ export const independenceLevel: (
   verifierId: string | undefined,
   fixer: State.Session | undefined,
   verifier: State.Session | undefined
-) => { readonly level: string; readonly note: string } = Common.independenceLevel
+) => { readonly level: IndependenceLevel; readonly note: string } = Common.independenceLevel
 
 /**
  * Whether a body/report path is a plain relative path inside `audit/` (no absolute path, no `..`).
@@ -162,5 +183,5 @@ export const isAuditPath: (p: string) => boolean = Common.isAuditPath
  * @since 0.1.0
  * @category verbs
  */
-export const apply = (doc: State.StateDoc, request: VerbRequest, ctx: VerbContext): Transition | Refusal =>
+export const apply = (doc: State.StateDoc, request: VerbRequestText, ctx: VerbContext): Transition | Refusal =>
   (handlers[request.verb] as Model.Handler<VerbName>)(doc, request, ctx)

@@ -97,6 +97,30 @@ export const RESERVED: ReadonlyArray<{ readonly from: Status; readonly to: Statu
 export const SEVERITIES = ["critical", "major", "minor", "info"] as const
 
 /**
+ * A §2 severity.
+ *
+ * @since 0.3.0
+ * @category vocabulary
+ */
+export type Severity = typeof SEVERITIES[number]
+
+/**
+ * Whether a string is a §5 status.
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const isStatus = (s: string): s is Status => (STATUSES as ReadonlyArray<string>).includes(s)
+
+/**
+ * Whether a string is a §2 severity.
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const isSeverity = (s: string): s is Severity => (SEVERITIES as ReadonlyArray<string>).includes(s)
+
+/**
  * Who acts next per status (`NEXT_OWNER`).
  *
  * @since 0.1.0
@@ -163,6 +187,22 @@ export const REFUSAL_REASONS = [
   "material-missing",
   "cost-exceeded"
 ] as const
+
+/**
+ * A §5 refusal reason.
+ *
+ * @since 0.3.0
+ * @category vocabulary
+ */
+export type RefusalReason = typeof REFUSAL_REASONS[number]
+
+/**
+ * Whether a string is a §5 refusal reason.
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const isRefusalReason = (s: string): s is RefusalReason => (REFUSAL_REASONS as ReadonlyArray<string>).includes(s)
 
 /**
  * Independence levels (§7), strongest first.

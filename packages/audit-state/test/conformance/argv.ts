@@ -36,7 +36,7 @@ const list = (s: string | undefined): ReadonlyArray<string> | undefined =>
   s === undefined ? undefined : s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
 
 /** A write verb's request (`record-refusal` gets its body text from the caller). */
-export const toRequest = (p: Parsed, bodyText?: string): Verbs.VerbRequest => {
+export const toRequest = (p: Parsed, bodyText?: string): Verbs.VerbRequestText => {
   const o = p.options
   const [a0, a1] = p.positionals as [string, string]
   switch (p.command) {

@@ -3,48 +3,35 @@
  *
  * @internal
  */
+import type * as Schema from "effect/Schema"
 import type * as Json from "../json.js"
+import type { ClassFindingSchema, FindingSchema } from "./schema.js"
 
 /**
- * A finding (`findings[]`).
+ * A finding (`findings[]`), as {@link FindingSchema} defines it. Read through `State.records`, a
+ * class finding is one too, which is why `members` and `created_by` may appear.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Finding {
-  readonly id: string
-  readonly title: string
-  readonly severity: string
-  readonly status: string
-  readonly dimension: string
-  readonly unit: ReadonlyArray<string>
-  readonly pass: string
-  readonly attempts: number
-  readonly updated: string
-  readonly body_path: string
-  readonly next?: string
-  readonly fixed_by?: string
-  readonly recurrence_of?: string
-  readonly refusal?: string
-  readonly admitted_scope?: string
-  readonly blocked?: string
-  readonly norm_ruling?: string
-  readonly class?: string
-  readonly independence?: string
-  readonly locator?: string
-  readonly source_hash?: string
+export interface Finding extends Schema.Schema.Type<typeof FindingSchema> {
   readonly members?: ReadonlyArray<string>
   readonly created_by?: string
 }
 
 /**
- * A class finding (`class_findings[]`): a finding with `members`.
+ * A class finding (`class_findings[]`): a finding with `members`, as {@link ClassFindingSchema}
+ * defines it.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ClassFinding extends Finding {
-  readonly members: ReadonlyArray<string>
+export interface ClassFinding extends Schema.Schema.Type<typeof ClassFindingSchema> {
+  // a class finding has none of a finding's own fields: reading one through either type is safe
+  readonly recurrence_of?: never
+  readonly class?: never
+  readonly locator?: never
+  readonly source_hash?: never
 }
 
 /**

@@ -129,7 +129,10 @@ export interface AuditStoreShape {
   /** The validated current document (`not-found` when there is none). */
   readonly load: Effect.Effect<State.StateDoc, AuditError.AuditError>
   /** Run one write verb as one transaction. */
-  readonly apply: (request: Verbs.VerbRequest, options?: ApplyOptions) => Effect.Effect<Applied, AuditError.AuditError>
+  readonly apply: (
+    request: Verbs.VerbRequestText,
+    options?: ApplyOptions
+  ) => Effect.Effect<Applied, AuditError.AuditError>
   /** Store a new open dispatch envelope (closing an unfinalised one as `crash`). */
   readonly openDispatch: (input: DispatchOpen) => Effect.Effect<Applied, AuditError.AuditError>
   /** Finalise the open dispatch. */

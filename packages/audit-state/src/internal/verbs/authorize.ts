@@ -5,7 +5,7 @@
  */
 import * as State from "../../State.js"
 import { ADMIN_VERBS, ROLE_ROUTES } from "../../Vocabulary.js"
-import type { VerbRequest } from "./model.js"
+import type { VerbRequestText } from "./model.js"
 
 /**
  * Authorize a verb against the open dispatch's role (§2.4). `undefined` = allowed. With no open
@@ -17,7 +17,7 @@ import type { VerbRequest } from "./model.js"
  */
 export const authorize = (
   doc: State.StateDoc,
-  request: VerbRequest
+  request: VerbRequestText
 ): { readonly role: string; readonly target: string; readonly reason: string } | undefined => {
   const open = State.openDispatch(doc)
   if (open === undefined) return undefined
@@ -75,7 +75,7 @@ export const authorize = (
  * @since 0.1.0
  * @category authorization
  */
-export const targetOf = (request: VerbRequest): string => {
+export const targetOf = (request: VerbRequestText): string => {
   switch (request.verb) {
     case "admit-construal":
     case "propose-construal":

@@ -5,7 +5,7 @@
  * @internal
  */
 import * as State from "../../State.js"
-import { PATTERNS } from "../../Vocabulary.js"
+import { type IndependenceLevel, PATTERNS } from "../../Vocabulary.js"
 import { type Refusal, refuse } from "./model.js"
 
 export type Rec = State.Finding
@@ -108,7 +108,7 @@ export const independenceLevel = (
   verifierId: string | undefined,
   fixer: State.Session | undefined,
   verifier: State.Session | undefined
-): { readonly level: string; readonly note: string } => {
+): { readonly level: IndependenceLevel; readonly note: string } => {
   if (fixerId !== undefined && fixerId === verifierId) {
     return { level: "same", note: "the same session fixed and verified" }
   }

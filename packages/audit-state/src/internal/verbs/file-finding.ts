@@ -4,7 +4,7 @@
  * @internal
  */
 import type * as State from "../../State.js"
-import { PATTERNS, SEVERITIES, TRANSITIONS } from "../../Vocabulary.js"
+import { isSeverity, PATTERNS, SEVERITIES, TRANSITIONS } from "../../Vocabulary.js"
 import {
   bindSession,
   findRecord,
@@ -28,7 +28,7 @@ export const fileFinding: Handler<"file-finding"> = (doc, request, ctx) => {
   if (findRecord(doc, request.id) !== undefined) return refuse(v, "refused", `${request.id} already exists`)
   const badBody = pathRefusal(v, "--body", request.body)
   if (badBody) return badBody
-  if (!(SEVERITIES as ReadonlyArray<string>).includes(request.severity)) {
+  if (!isSeverity(request.severity)) {
     return refuse(
       v,
       "invalid-input",
@@ -41,11 +41,11 @@ export const fileFinding: Handler<"file-finding"> = (doc, request, ctx) => {
       return refuse(v, "not-found", `--recurrence-of ${request.recurrenceOf} does not exist in this ledger`)
     }
   }
-  const base: Rec = {
+  const base = {
     id: request.id,
     title: request.title,
     severity: request.severity,
-    status: "reported",
+    status: "reported" as const,
     dimension: request.dimension,
     unit: request.unit,
     pass: request.pass,

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { REFUSAL_REASONS, TERMINAL } from "../../Vocabulary.js"
+import { isRefusalReason, REFUSAL_REASONS, TERMINAL } from "../../Vocabulary.js"
 import { findRecord, noRecord, refusalProse, replaceRecord, without } from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
@@ -44,7 +44,7 @@ export const recordRefusal: Handler<"record-refusal"> = (doc, request, ctx) => {
     }
   }
   if (request.reason === undefined) return refuse(v, "invalid-input", "--reason is required (or --clear)")
-  if (!(REFUSAL_REASONS as ReadonlyArray<string>).includes(request.reason)) {
+  if (!isRefusalReason(request.reason)) {
     return refuse(
       v,
       "invalid-input",

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { HARD_TERMINAL, NEEDS_HUMAN, NEXT_VALUES, RESERVED, STATUSES, TRANSITIONS } from "../../Vocabulary.js"
+import { HARD_TERMINAL, isStatus, NEEDS_HUMAN, NEXT_VALUES, RESERVED, STATUSES, TRANSITIONS } from "../../Vocabulary.js"
 import {
   CLASS_NEVER,
   findRecord,
@@ -20,7 +20,7 @@ import { type Handler, refuse } from "./model.js"
 export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
   const v = request.verb
   const today = ctx.today
-  if (!(STATUSES as ReadonlyArray<string>).includes(request.status)) {
+  if (!isStatus(request.status)) {
     return refuse(
       v,
       "invalid-input",

@@ -1,5 +1,5 @@
 /**
- * Write verbs: one `VerbRequest` applied in one transaction, the views re-rendered.
+ * Write verbs: one `VerbRequestText` applied in one transaction, the views re-rendered.
  *
  * @since 0.1.0
  */
@@ -16,7 +16,7 @@ import { common, expectRevision, resolveProject, u } from "./options.js"
 import { renderAndMark, withStore } from "./store.js"
 
 /** The records a request names (its id, a class finding's members). */
-const touchedIds = (request: Verbs.VerbRequest): ReadonlySet<string> =>
+const touchedIds = (request: Verbs.VerbRequestText): ReadonlySet<string> =>
   new Set([
     ..."id" in request ? [request.id] : [],
     ...(request.verb === "file-finding" ? request.members ?? [] : [])
@@ -26,7 +26,7 @@ const touchedIds = (request: Verbs.VerbRequest): ReadonlySet<string> =>
  * The paths a verb reads or writes for the user — the bodies and reports it names, and the
  * bodies of the records it touches — checked before anything happens (issue 16).
  */
-const pathIssues = (p: Project.ProjectPaths, doc: State.StateDoc | undefined, request: Verbs.VerbRequest) => {
+const pathIssues = (p: Project.ProjectPaths, doc: State.StateDoc | undefined, request: Verbs.VerbRequestText) => {
   const named: Array<readonly [string, string]> = []
   if ("body" in request) named.push([request.body, "--body"])
   if (request.verb === "record-coverage") named.push([request.report, "--report"])
@@ -54,7 +54,7 @@ const pathIssues = (p: Project.ProjectPaths, doc: State.StateDoc | undefined, re
 export const applyVerb = (
   p: Project.ProjectPaths,
   store: AuditStore.AuditStoreShape,
-  request: Verbs.VerbRequest,
+  request: Verbs.VerbRequestText,
   options: { readonly expectRevision?: number | undefined; readonly lease?: string | undefined } = {}
 ) =>
   Effect.gen(function*() {
@@ -86,7 +86,7 @@ export const applyVerb = (
 export const writeVerb = (
   json: boolean,
   p: Project.ProjectPaths,
-  request: Verbs.VerbRequest,
+  request: Verbs.VerbRequestText,
   expect: Option.Option<number>
 ) =>
   withStore(p, false, (store) =>
@@ -113,7 +113,7 @@ export const verbCommand = <const Config extends Command.Command.Config>(
   name: string,
   description: string,
   config: Config,
-  toRequest: (args: Types.Simplify<Command.Command.ParseConfig<Config>>) => Verbs.VerbRequest
+  toRequest: (args: Types.Simplify<Command.Command.ParseConfig<Config>>) => Verbs.VerbRequestText
 ) =>
   Command.make(name, { ...common, expect: expectRevision, ...config }, (parsed) => {
     // TypeScript cannot see through the generic spread; the shared keys are present by construction.
