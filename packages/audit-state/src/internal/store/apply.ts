@@ -24,7 +24,7 @@ const deny = (
   ctx: EngineContext,
   tx: Tx,
   snap: Snapshot,
-  request: Verbs.VerbRequest,
+  request: Verbs.VerbRequestText,
   at: { readonly ts: string; readonly sessionId: string | null }
 ) =>
   Effect.gen(function*() {
@@ -45,7 +45,7 @@ const deny = (
 const applyIn = (
   ctx: EngineContext,
   tx: Tx,
-  request: Verbs.VerbRequest,
+  request: Verbs.VerbRequestText,
   options: ApplyOptions
 ): Effect.Effect<Outcome, AuditError.AuditError> =>
   Effect.gen(function*() {
