@@ -6,6 +6,9 @@
  */
 import * as Schema from "effect/Schema"
 
+// Finite: a session stores its budget as JSON, where an infinite number would come back `null`.
+const PricePerMillion = Schema.NonNegative.pipe(Schema.finite())
+
 /**
  * Prices of one model, in currency units per million tokens.
  *
@@ -13,9 +16,9 @@ import * as Schema from "effect/Schema"
  * @category schemas
  */
 export const Price = Schema.Struct({
-  input: Schema.NonNegative,
-  cachedInput: Schema.optional(Schema.NonNegative),
-  output: Schema.NonNegative
+  input: PricePerMillion,
+  cachedInput: Schema.optional(PricePerMillion),
+  output: PricePerMillion
 })
 
 /**
@@ -32,7 +35,7 @@ export type Price = typeof Price.Type
  */
 export const Config = Schema.Struct({
   tokens: Schema.optional(Schema.Int.pipe(Schema.positive())),
-  cost: Schema.optional(Schema.Number.pipe(Schema.positive())),
+  cost: Schema.optional(Schema.Number.pipe(Schema.positive(), Schema.finite())),
   /** The price table, by model name (`openai:gpt-…`, `scripted`, …). */
   prices: Schema.optional(Schema.Record({ key: Schema.String, value: Price }))
 })

@@ -67,16 +67,23 @@ export const EventType = Schema.String.pipe(
 )
 
 /**
- * An event to append (the store assigns `seq` and `at`).
+ * An event to append (the store assigns `seq` and `at`). The store accepts it when its `type` is
+ * an `EventType` (`EventStore.commit` checks that before writing).
  *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const EventInput = Schema.Struct({
+  run: Schema.NullOr(Schema.String),
+  type: Schema.String,
+  data: Schema.Unknown
+})
+
+/**
  * @since 0.1.0
  * @category models
  */
-export interface EventInput {
-  readonly run: string | null
-  readonly type: string
-  readonly data: unknown
-}
+export type EventInput = typeof EventInput.Type
 
 /**
  * A stored event.

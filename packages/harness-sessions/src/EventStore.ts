@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Event from "./Event.js"
@@ -28,30 +29,61 @@ import * as SqlStore from "./internal/sqlStore.js"
  * A stored session.
  *
  * @since 0.1.0
+ * @category schemas
+ */
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  createdAt: Schema.Number,
+  /** What the host stored about the session (workspace, model, level, …; JSON). */
+  meta: Schema.Unknown,
+  /** The last event's `seq` (0 when the stream is empty). */
+  lastSeq: Schema.Number
+})
+
+/**
+ * @since 0.1.0
  * @category models
  */
-export interface SessionRow {
-  readonly id: string
-  readonly createdAt: number
-  /** What the host stored about the session (workspace, model, level, …; JSON). */
-  readonly meta: unknown
-  /** The last event's `seq` (0 when the stream is empty). */
-  readonly lastSeq: number
-}
+export type SessionRow = typeof SessionRow.Type
 
 /**
  * A stored managed-transition revision: the record that passed through the transition organism,
  * its receipt and the receipt's digest.
  *
  * @since 0.1.0
+ * @category schemas
+ */
+export const Revision = Schema.Struct({
+  revision: Schema.Number,
+  digest: Schema.String,
+  record: Schema.Unknown,
+  receipt: Schema.Unknown
+})
+
+/**
+ * @since 0.1.0
  * @category models
  */
-export interface Revision {
-  readonly revision: number
-  readonly digest: string
-  readonly record: unknown
-  readonly receipt: unknown
-}
+export type Revision = typeof Revision.Type
+
+/**
+ * A step's stored result: the run, the step's index in it, and its result (JSON). A replay
+ * reuses it instead of running the step again.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Step = Schema.Struct({
+  run: Schema.String,
+  index: Schema.Int,
+  result: Schema.Unknown
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Step = typeof Step.Type
 
 /**
  * What one step writes, atomically.
@@ -62,7 +94,7 @@ export interface Revision {
 export interface Commit {
   readonly events: ReadonlyArray<Event.EventInput>
   /** The step's stored result (a replay reuses it instead of running the step again). */
-  readonly step?: { readonly run: string; readonly index: number; readonly result: unknown }
+  readonly step?: Step
   /** A managed-transition revision stored with the events. */
   readonly revision?: Revision
   /** Replace the session's meta. */

@@ -16,15 +16,21 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 
 /**
- * Reviewer settings: the command (argv) and its timeout (default 30 s).
+ * Reviewer settings: the command (argv) and its timeout (default 30 s, at most 10 minutes).
  *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Config = Schema.Struct({
+  command: Schema.NonEmptyArray(Schema.String),
+  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 600_000)))
+})
+
+/**
  * @since 0.1.0
  * @category models
  */
-export interface Config {
-  readonly command: readonly [string, ...Array<string>]
-  readonly timeoutMs?: number
-}
+export type Config = typeof Config.Type
 
 /**
  * The reviewer's answer.

@@ -8,26 +8,33 @@
  *
  * @since 0.1.0
  */
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 
 /**
- * Guard settings.
+ * Guard settings (the shape a session stores, with its bounds).
  *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Config = Schema.Struct({
+  /** `false` removes the boundary (as does `STEWARD_WORK_SLICE=off`). Default true. */
+  enabled: Schema.optional(Schema.Boolean),
+  /** Default 320. */
+  maxCalls: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** Default 60. */
+  maxMinutes: Schema.optional(Schema.Number.pipe(Schema.positive(), Schema.finite())),
+  /** Default 8. */
+  maxSlices: Schema.optional(Schema.Int.pipe(Schema.between(1, 64))),
+  /** Optional per-slice token limit (none by default). */
+  maxTokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
+})
+
+/**
  * @since 0.1.0
  * @category models
  */
-export interface Config {
-  /** `false` removes the boundary (as does `STEWARD_WORK_SLICE=off`). Default true. */
-  readonly enabled?: boolean
-  /** Default 320. */
-  readonly maxCalls?: number
-  /** Default 60. */
-  readonly maxMinutes?: number
-  /** Default 8. */
-  readonly maxSlices?: number
-  /** Optional per-slice token limit (none by default). */
-  readonly maxTokens?: number
-}
+export type Config = typeof Config.Type
 
 /**
  * The settings with defaults applied (and the environment switch read by the caller).

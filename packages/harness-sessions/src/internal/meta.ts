@@ -11,53 +11,35 @@ import * as path from "node:path"
 import * as Budget from "../Budget.js"
 import * as Goal from "../Goal.js"
 import { HarnessError } from "../HarnessError.js"
-import type * as Reviewer from "../Reviewer.js"
-import type * as WorkSlice from "../WorkSlice.js"
+import * as Reviewer from "../Reviewer.js"
+import * as WorkSlice from "../WorkSlice.js"
 
 const RuleInput = Schema.encodedSchema(Rule.Rule)
 
-const MetaSchema = Schema.Struct({
+export const MetaSchema = Schema.Struct({
   workspace: Schema.String,
   level: Autonomy.Level,
   rules: Schema.Array(RuleInput),
   remembered: Schema.Array(RuleInput),
-  workSlice: Schema.optional(Schema.Struct({
-    enabled: Schema.optional(Schema.Boolean),
-    maxCalls: Schema.optional(Schema.Int.pipe(Schema.positive())),
-    maxMinutes: Schema.optional(Schema.Number.pipe(Schema.positive())),
-    maxSlices: Schema.optional(Schema.Int.pipe(Schema.between(1, 64))),
-    maxTokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
-  })),
+  workSlice: Schema.optional(WorkSlice.Config),
   budget: Schema.optional(Budget.Config),
-  reviewer: Schema.optional(Schema.Struct({
-    command: Schema.NonEmptyArray(Schema.String),
-    timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 600_000)))
-  })),
+  reviewer: Schema.optional(Reviewer.Config),
   goal: Schema.NullOr(Schema.Struct({ spec: Goal.Spec, status: Schema.String })),
   lastSubject: Schema.NullOr(Schema.String),
   host: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-/** A session's meta. */
-export interface Meta {
-  readonly workspace: string
-  readonly level: Autonomy.Level
-  readonly rules: ReadonlyArray<Rule.RuleInput>
-  readonly remembered: ReadonlyArray<Rule.RuleInput>
-  readonly workSlice?: WorkSlice.Config | undefined
-  readonly budget?: Budget.Config | undefined
-  readonly reviewer?: Reviewer.Config | undefined
-  readonly goal: { readonly spec: Goal.Spec; readonly status: string } | null
-  readonly lastSubject: string | null
-  readonly host: Readonly<Record<string, unknown>>
-}
+/**
+ * A session's meta: the type of its Schema, so the stored document and what the runner reads
+ * cannot drift apart.
+ */
+export type Meta = typeof MetaSchema.Type
 
 const decodeMeta = Schema.decodeUnknown(MetaSchema, { onExcessProperty: "error" })
 
 /** Decode a stored meta. */
 export const decode = (u: unknown): Effect.Effect<Meta, HarnessError> =>
   decodeMeta(u).pipe(
-    Effect.map((m) => m as Meta),
     Effect.mapError((e) => new HarnessError({ code: "INVALID_INPUT", message: `session settings: ${e.message}` }))
   )
 

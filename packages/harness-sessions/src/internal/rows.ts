@@ -97,6 +97,25 @@ export const decodeAll = (
   return Either.right(out)
 }
 
+/** A stored step row (`harness_steps`): its index and its result as JSON text. */
+export const StepRow = Schema.Struct({ idx: Schema.compose(DbInteger, Schema.Int), result: Schema.parseJson() })
+const decodeStepRows = Schema.decodeUnknownEither(Schema.Array(StepRow))
+
+/** A run's stored step results by index; a damaged row is a typed `STORE_FAILED`. */
+export const decodeSteps = (rows: ReadonlyArray<unknown>): Either.Either<Map<number, unknown>, HarnessError> =>
+  Either.match(decodeStepRows(rows), {
+    onLeft: (e) =>
+      Either.left(
+        new HarnessError({ code: "STORE_FAILED", message: `session store: reading steps failed: ${e.message}` })
+      ),
+    onRight: (steps) => Either.right(new Map(steps.map((r) => [r.idx, r.result])))
+  })
+
+// What `commit` checks of an event before writing it, as a Schema (the property test holds
+// `checkInputs` to it).
+/** @internal */
+export const CheckedInput = Schema.Struct({ ...Event.EventInput.fields, type: Event.EventType })
+
 /** Check events before they are written: a well-formed type, a run id or null. */
 export const checkInputs = (events: ReadonlyArray<Event.EventInput>): Either.Either<void, HarnessError> => {
   for (let i = 0; i < events.length; i++) {

@@ -63,7 +63,7 @@ const failed = (what: string) => (error: { readonly message: string }) =>
 // PostgreSQL returns BIGINT columns as decimal strings unless the host's client parses int8
 const DbInteger = Schema.Union(Schema.Number, Schema.NumberFromString)
 
-const SessionRow = Schema.Struct({
+const SessionDbRow = Schema.Struct({
   id: Schema.String,
   created_at: DbInteger,
   meta: Schema.parseJson(),
@@ -75,7 +75,7 @@ const RevisionRow = Schema.Struct({
   record: Schema.parseJson(),
   payload: Schema.parseJson()
 })
-const decodeSessions = Schema.decodeUnknown(Schema.Array(SessionRow))
+const decodeSessions = Schema.decodeUnknown(Schema.Array(SessionDbRow))
 const decodeRevisions = Schema.decodeUnknown(Schema.Array(RevisionRow))
 
 // Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
@@ -88,7 +88,7 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* migrate.pipe(Effect.mapError(failed("migration")))
   const hub = yield* PubSub.unbounded<string>()
-  const toRow = (r: typeof SessionRow.Type): EventStore.SessionRow => ({
+  const toRow = (r: typeof SessionDbRow.Type): EventStore.SessionRow => ({
     id: r.id,
     createdAt: r.created_at,
     meta: r.meta,
@@ -194,14 +194,13 @@ export const make = Effect.gen(function*() {
     steps: (id, run) =>
       sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run}`.pipe(
         Effect.mapError(failed("reading steps")),
-        Effect.map((rows) => new Map(rows.map((r) => [Number(r["idx"]), JSON.parse(String(r["result"])) as unknown])))
+        Effect.flatMap((rows) => Rows.decodeSteps(rows))
       ),
     step: (id, run, index) =>
-      sql`SELECT result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
+      sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
         Effect.mapError(failed("reading a step")),
-        Effect.map((rows) =>
-          rows[0] === undefined ? Option.none() : Option.some(JSON.parse(String(rows[0]["result"])) as unknown)
-        )
+        Effect.flatMap((rows) => Rows.decodeSteps(rows)),
+        Effect.map((steps) => steps.has(index) ? Option.some(steps.get(index)) : Option.none())
       ),
     revisions: (id) =>
       sql`SELECT revision, digest, record, payload FROM harness_receipts WHERE session = ${id} ORDER BY revision`.pipe(
