@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { DataKey } from "./internal/dataKey.js"
 
 // Finite: a session stores its budget as JSON, where an infinite number would come back `null`.
 const PricePerMillion = Schema.NonNegative.pipe(Schema.finite())
@@ -37,7 +38,7 @@ export const Config = Schema.Struct({
   tokens: Schema.optional(Schema.Int.pipe(Schema.positive())),
   cost: Schema.optional(Schema.Number.pipe(Schema.positive(), Schema.finite())),
   /** The price table, by model name (`openai:gpt-…`, `scripted`, …). */
-  prices: Schema.optional(Schema.Record({ key: Schema.String, value: Price }))
+  prices: Schema.optional(Schema.Record({ key: DataKey, value: Price }))
 })
 
 /**

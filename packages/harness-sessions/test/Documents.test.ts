@@ -5,7 +5,7 @@
  * Schema's own arbitrary values, survives being stored as JSON and decoded again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Effect, Either, Exit, Schema } from "effect"
+import { Arbitrary, Cause, Effect, Either, Exit, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Event from "../src/Event.js"
 import * as Meta from "../src/internal/meta.js"
@@ -83,5 +83,19 @@ describe("session documents", () => {
       }),
       { numRuns: 300 }
     )
+  })
+
+  it("a host key that cannot be stored as data ('__proto__') is refused naming it", () => {
+    const stored: unknown = JSON.parse(
+      "{\"workspace\":\"/w\",\"level\":\"read_only\",\"rules\":[],\"remembered\":[],\"goal\":null," +
+        "\"lastSubject\":null,\"host\":{\"__proto__\":0}}"
+    )
+    const back = Effect.runSyncExit(Meta.decode(stored))
+    assert.isTrue(Exit.isFailure(back))
+    if (Exit.isFailure(back)) {
+      const error = Cause.squash(back.cause) as { code: string; message: string }
+      assert.strictEqual(error.code, "INVALID_INPUT")
+      assert.include(error.message, "__proto__")
+    }
   })
 })

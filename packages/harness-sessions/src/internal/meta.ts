@@ -13,6 +13,7 @@ import * as Goal from "../Goal.js"
 import { HarnessError } from "../HarnessError.js"
 import * as Reviewer from "../Reviewer.js"
 import * as WorkSlice from "../WorkSlice.js"
+import { DataKey } from "./dataKey.js"
 
 const RuleInput = Schema.encodedSchema(Rule.Rule)
 
@@ -26,7 +27,7 @@ export const MetaSchema = Schema.Struct({
   reviewer: Schema.optional(Reviewer.Config),
   goal: Schema.NullOr(Schema.Struct({ spec: Goal.Spec, status: Schema.String })),
   lastSubject: Schema.NullOr(Schema.String),
-  host: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  host: Schema.Record({ key: DataKey, value: Schema.Unknown })
 })
 
 /**
