@@ -30,7 +30,8 @@ import * as AlgalError from "./AlgalError.js"
 import * as Canonical from "./Canonical.js"
 import { Issue } from "./internal/issue.js"
 import type { Cell } from "./internal/manifest/cells.js"
-import { bundleNonIntegerLexemes, firstNonIntegerLexeme, type Found } from "./internal/numberLexemes.js"
+import { nonIntegerLiteral, readEntries } from "./internal/manifest/literals.js"
+import { firstNonIntegerLexeme } from "./internal/numberLexemes.js"
 import * as internal from "./internal/parse.js"
 
 /**
@@ -312,14 +313,6 @@ export const parseText = Effect.fn("Manifest.parseText")(function*(text: string)
   return manifest
 })
 
-const nonIntegerLiteral = (found: Found): AlgalError.AlgalError => {
-  const shown = found.lexeme.length > 32 ? `${found.lexeme.slice(0, 32)}…` : found.lexeme
-  return AlgalError.invalid(
-    `expected non-negative integer: the value must be written as an integer literal, got ${shown}`,
-    found.path
-  )
-}
-
 /**
  * What an `algal.bundle.v1` text holds: the manifests that parse, and each entry that does not,
  * by its key in `manifests`, with the error (its path inside the bundle).
@@ -355,17 +348,7 @@ export const parseBundleText = Effect.fn("Manifest.parseBundleText")(function*(t
   if (typeof entries !== "object" || entries === null || Array.isArray(entries)) {
     return yield* AlgalError.invalid("bundle manifests must be an object of manifests by digest", "$.manifests")
   }
-  const lexemes = bundleNonIntegerLexemes(text)
-  const manifests: Array<Manifest> = []
-  const rejected: Array<{ readonly key: string; readonly error: AlgalError.AlgalError }> = []
-  for (const [key, value] of Object.entries(entries)) {
-    const found = lexemes.get(key)
-    const parsed = parseSync(value)
-    if (!parsed.ok) rejected.push({ key, error: parsed.error })
-    else if (found !== undefined) rejected.push({ key, error: nonIntegerLiteral(found) })
-    else manifests.push(parsed.manifest)
-  }
-  const contents: BundleContents = { manifests, rejected }
+  const contents: BundleContents = readEntries(text, entries, parseSync)
   return contents
 })
 
