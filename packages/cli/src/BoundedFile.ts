@@ -9,8 +9,9 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as NodeConstants from "node:constants"
+import * as NodeFs from "node:fs/promises"
 import { cannotRun, type CommandFailure } from "./CliError.js"
 import * as StrictJson from "./StrictJson.js"
 
@@ -114,43 +115,77 @@ export const check = Effect.fn("BoundedFile.check")(function*(file: string, limi
 })
 
 /**
- * Read a file's bytes: checked first (`check`), then read in chunks that stop at the limit, in
- * case the file grew after the check.
+ * Read what is open at `file`, at most `limits.maxBytes`. The open does not block (`O_NONBLOCK`:
+ * a FIFO swapped in after `check` would otherwise wait for a writer forever; on a regular file
+ * the flag changes nothing), and what was opened must be a regular file. The platform's
+ * `FileSystem.open` has no such flag, so this one step uses Node's file handle directly.
+ *
+ * @internal
+ */
+export const readOpened = (file: string, limits: Limits): Effect.Effect<Uint8Array, FileRefused> => {
+  const io = (error: unknown) =>
+    new FileRefused({
+      file,
+      reason: "io",
+      message: `${file}: cannot be read (${error instanceof Error ? error.message : String(error)})`
+    })
+  return Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => NodeFs.open(file, NodeConstants.O_RDONLY | NodeConstants.O_NONBLOCK),
+      catch: io
+    }),
+    (handle) =>
+      Effect.gen(function*() {
+        const info = yield* Effect.tryPromise({ try: () => handle.stat(), catch: io })
+        if (!info.isFile()) {
+          return yield* new FileRefused({
+            file,
+            reason: "not-a-file",
+            message: `${file}: is not a regular file (it changed after it was checked)`
+          })
+        }
+        const chunks: Array<Uint8Array> = []
+        let total = 0
+        for (;;) {
+          const buffer = new Uint8Array(64 * 1024)
+          const { bytesRead } = yield* Effect.tryPromise({
+            try: () => handle.read(buffer, 0, buffer.length, null),
+            catch: io
+          })
+          if (bytesRead === 0) break
+          total += bytesRead
+          if (total > limits.maxBytes) {
+            return yield* new FileRefused({
+              file,
+              reason: "too-large",
+              message: `${file}: larger than the limit of ${size(limits.maxBytes)}`,
+              limit: limits.maxBytes
+            })
+          }
+          chunks.push(buffer.subarray(0, bytesRead))
+        }
+        const bytes = new Uint8Array(total)
+        let offset = 0
+        for (const chunk of chunks) {
+          bytes.set(chunk, offset)
+          offset += chunk.length
+        }
+        return bytes
+      }),
+    (handle) => Effect.promise(() => handle.close())
+  )
+}
+
+/**
+ * Read a file's bytes: checked first (`check`), then opened without blocking and read in chunks
+ * that stop at the limit, in case the file grew or was replaced after the check.
  *
  * @since 0.1.0
  * @category io
  */
 export const readBytes = Effect.fn("BoundedFile.readBytes")(function*(file: string, limits: Limits) {
-  const fs = yield* FileSystem.FileSystem
   yield* check(file, limits)
-  const io = (error: { readonly message: string }) =>
-    new FileRefused({ file, reason: "io", message: `${file}: cannot be read (${error.message})` })
-  return yield* Effect.scoped(Effect.gen(function*() {
-    const handle = yield* fs.open(file, { flag: "r" }).pipe(Effect.mapError(io))
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    for (;;) {
-      const chunk = yield* handle.readAlloc(FileSystem.Size(64 * 1024)).pipe(Effect.mapError(io))
-      if (Option.isNone(chunk)) break
-      total += chunk.value.length
-      if (total > limits.maxBytes) {
-        return yield* new FileRefused({
-          file,
-          reason: "too-large",
-          message: `${file}: larger than the limit of ${size(limits.maxBytes)}`,
-          limit: limits.maxBytes
-        })
-      }
-      chunks.push(chunk.value)
-    }
-    const bytes = new Uint8Array(total)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return bytes
-  }))
+  return yield* readOpened(file, limits)
 })
 
 /**
