@@ -348,7 +348,7 @@ export const parseBundleText = Effect.fn("Manifest.parseBundleText")(function*(t
   if (typeof entries !== "object" || entries === null || Array.isArray(entries)) {
     return yield* AlgalError.invalid("bundle manifests must be an object of manifests by digest", "$.manifests")
   }
-  const contents: BundleContents = readEntries(text, entries, parseSync)
+  const contents: BundleContents = readEntries(text, entries as { readonly [key: string]: Json }, parseSync)
   return contents
 })
 
