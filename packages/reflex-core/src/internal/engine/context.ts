@@ -59,20 +59,6 @@ export const view = (c: Learning.Certificate): CertificateView => {
   return rest
 }
 
-const decodeCertificate = (payload: string): Learning.Certificate | undefined => {
-  try {
-    const c = JSON.parse(payload) as Learning.Certificate
-    if (typeof c !== "object" || c === null || typeof c.certified !== "boolean" || typeof c.threshold !== "number") {
-      return undefined
-    }
-    const model = c.model
-    if (typeof model !== "object" || model === null || typeof model.bias !== "number") return undefined
-    return c
-  } catch {
-    return undefined
-  }
-}
-
 // Decoded payloads by their exact text (generations and certificates are immutable rows).
 const memo = <A>(cache: Map<string, A>, text: string, decode: (text: string) => A): A => {
   if (cache.has(text)) return cache.get(text) as A
@@ -172,7 +158,9 @@ export const make = (options: Options) =>
 
     const certificateOf = (reflex: string, head: string) =>
       Effect.map(ledger.certificate(reflex, head), (stored) =>
-        Option.isNone(stored) ? undefined : memo(decodedCertificates, stored.value.payload, decodeCertificate))
+        Option.isNone(stored)
+          ? undefined
+          : memo(decodedCertificates, stored.value.payload, Learning.decodeCertificatePayload))
 
     const replayCaches = new Map<string, Learning.ReplayCache>()
     const replayCache = (reflex: string, head: string) => {
@@ -186,9 +174,7 @@ export const make = (options: Options) =>
     }
 
     const configured = yield* Config.option(Config.integer(FIT_THREADS_VARIABLE)).pipe(
-      Effect.mapError((e) =>
-        ReflexError.make("invalid-input", `${FIT_THREADS_VARIABLE}: ${String(e)}`)
-      )
+      Effect.mapError((e) => ReflexError.make("invalid-input", `${FIT_THREADS_VARIABLE}: ${String(e)}`))
     )
     const fitThreads = options.fitThreads ?? Option.getOrElse(configured, () => DEFAULT_FIT_THREADS)
     const fitWorkers = yield* Effect.serviceOption(FitWorkers)

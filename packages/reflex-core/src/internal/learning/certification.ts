@@ -3,10 +3,12 @@
  * Wilson lower bound, and the one-in-ten hold-back. Exported from `Learning`.
  * @internal
  */
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import type { Features } from "../../Features.js"
 import type { Head } from "../../Params.js"
-import { sameHead } from "../../Params.js"
+import { Head as HeadSchema, sameHead } from "../../Params.js"
 import {
   CERTIFY_MIN_FIRED,
   CERTIFY_WINDOW,
@@ -250,24 +252,43 @@ export const wilsonLower = (hits: number, n: number, z: number = CERTIFY_Z): num
 }
 
 /**
- * A head's certificate: whether it may act for this person, at which threshold, and the evidence.
+ * A head's certificate: whether it may act for this person, at which threshold, and the evidence
+ * (the replay's final head in `model`: acting uses this head, never program output). The Schema
+ * is the stored document's shape: a stored certificate is decoded by it.
  *
  * @since 0.1.0
  * @category certification
  */
-export interface Certificate {
-  readonly head: string
-  readonly certified: boolean
-  readonly threshold: number
-  readonly floor: number
-  readonly window: number
-  readonly fired: number
-  readonly precision: number
-  readonly lower: number
-  readonly reason: string
-  /** The replay's final head: acting uses this head, never program output. */
-  readonly model: Head
-}
+export const Certificate = Schema.Struct({
+  head: Schema.String,
+  certified: Schema.Boolean,
+  threshold: Schema.Finite,
+  floor: Schema.Finite,
+  window: Schema.Finite,
+  fired: Schema.Finite,
+  precision: Schema.Finite,
+  lower: Schema.Finite,
+  reason: Schema.String,
+  model: HeadSchema
+})
+
+/**
+ * @since 0.1.0
+ * @category certification
+ */
+export type Certificate = typeof Certificate.Type
+
+const decodeCertificate = Schema.decodeUnknownOption(Schema.parseJson(Certificate))
+
+/**
+ * A stored certificate's payload decoded, or `undefined` when it is not a certificate (a damaged
+ * row counts as no certificate: the head is not certified until a replay writes a new one).
+ *
+ * @since 0.1.0
+ * @category certification
+ */
+export const decodeCertificatePayload = (payload: string): Certificate | undefined =>
+  Option.getOrUndefined(decodeCertificate(payload))
 
 /**
  * Whether a label came from the person (replies, explicit labels, imports) and may certify.
