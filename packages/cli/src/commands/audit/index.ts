@@ -7,7 +7,7 @@
 import * as Command from "@effect/cli/Command"
 import { dispatch } from "./dispatch.js"
 import { exportState, importState, init, renderViewsCommand } from "./lifecycle.js"
-import { loop } from "./loop.js"
+import { loop } from "./loopCommand.js"
 import { doctor, recover, unlock } from "./maintenance.js"
 import { migrate } from "./migrate.js"
 import { audit } from "./options.js"

@@ -11,8 +11,6 @@
  *
  * @since 0.1.0
  */
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
@@ -28,11 +26,11 @@ import * as Schedule from "effect/Schedule"
 import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
-import * as GlobalOptions from "../../GlobalOptions.js"
 import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
 import * as Lease from "./lease.js"
+import type { LoopOptions } from "./loopCommand.js"
 import { LOOP_EXECUTABLE } from "./maintenance.js"
 import { resolveProject } from "./options.js"
 import { statusPayload } from "./read.js"
@@ -324,59 +322,40 @@ const loopBody = (a: LoopArgs) =>
       })).pipe(Effect.catchTag("HarnessError", (e) => Effect.fail(harnessFailure(e)))))
   })
 
-/** @internal */
-export const loop = Command.make(
-  "loop",
-  {
-    ...GlobalOptions.global,
-    project: Options.text("project").pipe(
-      Options.withPseudoName("DIR"),
-      Options.withDescription("The audited project (holds audit/); default: the current directory"),
-      Options.optional
-    ),
-    step: Options.boolean("step").pipe(Options.withDescription("Run one session, print the next decision, stop")),
-    maxSessions: Options.integer("max-sessions").pipe(
-      Options.withDescription("Stop after N sessions (default: max_sessions in orchestrator.conf, else 20)"),
-      Options.optional
-    ),
-    script: Options.file("script", { exists: "yes" }).pipe(
-      Options.withDescription("A scripted model: JSONL harness turns, each with the role it answers"),
-      Options.optional
-    ),
-    model: Options.text("model").pipe(
-      Options.withDescription("A real model: openai:MODEL or anthropic:MODEL (key from the environment)"),
-      Options.optional
-    )
-  },
-  (a) =>
-    Effect.gen(function*() {
-      if (Option.isSome(a.script) === Option.isSome(a.model)) {
-        return yield* cannotRun("usage", "give exactly one of --script FILE or --model PROVIDER:MODEL")
+/**
+ * Run `steward audit loop` with its parsed options (loaded by `loopCommand.ts` when `loop` runs).
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const run = (a: LoopOptions) =>
+  Effect.gen(function*() {
+    if (Option.isSome(a.script) === Option.isSome(a.model)) {
+      return yield* cannotRun("usage", "give exactly one of --script FILE or --model PROVIDER:MODEL")
+    }
+    const max = Option.getOrUndefined(a.maxSessions)
+    if (max !== undefined && (max < 0 || max > 10000)) {
+      return yield* cannotRun("usage", `--max-sessions must be between 0 and 10000, got ${max}`, {
+        option: "--max-sessions"
+      })
+    }
+    let choice: ModelChoice
+    if (Option.isSome(a.model)) {
+      yield* Effect.mapError(Providers.parseSpec(a.model.value), harnessFailure)
+      choice = { _tag: "Model", spec: a.model.value }
+    } else {
+      const file = nodePath.resolve(Option.getOrThrow(a.script))
+      const fs = yield* FileSystem.FileSystem
+      const text = yield* fs.readFileString(file).pipe(
+        Effect.mapError((e) => cannotRun("io", `cannot read ${file}: ${e.message}`))
+      )
+      const byRole = yield* parseScript(text, file)
+      for (const [role, turns] of Object.entries(byRole)) {
+        yield* Effect.mapError(ScriptedModel.parse(turns, `${file} (${role})`), harnessFailure)
       }
-      const max = Option.getOrUndefined(a.maxSessions)
-      if (max !== undefined && (max < 0 || max > 10000)) {
-        return yield* cannotRun("usage", `--max-sessions must be between 0 and 10000, got ${max}`, {
-          option: "--max-sessions"
-        })
-      }
-      let choice: ModelChoice
-      if (Option.isSome(a.model)) {
-        yield* Effect.mapError(Providers.parseSpec(a.model.value), harnessFailure)
-        choice = { _tag: "Model", spec: a.model.value }
-      } else {
-        const file = nodePath.resolve(Option.getOrThrow(a.script))
-        const fs = yield* FileSystem.FileSystem
-        const text = yield* fs.readFileString(file).pipe(
-          Effect.mapError((e) => cannotRun("io", `cannot read ${file}: ${e.message}`))
-        )
-        const byRole = yield* parseScript(text, file)
-        for (const [role, turns] of Object.entries(byRole)) {
-          yield* Effect.mapError(ScriptedModel.parse(turns, `${file} (${role})`), harnessFailure)
-        }
-        choice = { _tag: "Script", file, byRole }
-      }
-      const result = yield* loopBody({ ...a, choice })
-      yield* Output.result(a.json, result, (r) => [r.stop, r.detail].join("\n"))
-      if (result.failed) return yield* new NegativeResult({ reason: result.stop })
-    })
-).pipe(Command.withDescription("Run next's sessions as governed harness sessions until the person must decide"))
+      choice = { _tag: "Script", file, byRole }
+    }
+    const result = yield* loopBody({ ...a, choice })
+    yield* Output.result(a.json, result, (r) => [r.stop, r.detail].join("\n"))
+    if (result.failed) return yield* new NegativeResult({ reason: result.stop })
+  })

@@ -1,0 +1,53 @@
+/**
+ * The `steward audit loop` command: its options and description. The loop's body (harness
+ * sessions, models, the audit tools) lives in `loop.ts` and is loaded only when `loop` runs, so the
+ * other audit verbs never load the harness (start-up; ADR 0004).
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as GlobalOptions from "../../GlobalOptions.js"
+
+const loopOptions = {
+  ...GlobalOptions.global,
+  project: Options.text("project").pipe(
+    Options.withPseudoName("DIR"),
+    Options.withDescription("The audited project (holds audit/); default: the current directory"),
+    Options.optional
+  ),
+  step: Options.boolean("step").pipe(Options.withDescription("Run one session, print the next decision, stop")),
+  maxSessions: Options.integer("max-sessions").pipe(
+    Options.withDescription("Stop after N sessions (default: max_sessions in orchestrator.conf, else 20)"),
+    Options.optional
+  ),
+  script: Options.file("script", { exists: "yes" }).pipe(
+    Options.withDescription("A scripted model: JSONL harness turns, each with the role it answers"),
+    Options.optional
+  ),
+  model: Options.text("model").pipe(
+    Options.withDescription("A real model: openai:MODEL or anthropic:MODEL (key from the environment)"),
+    Options.optional
+  )
+} as const
+
+/**
+ * What `steward audit loop` was given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LoopOptions = Command.Command.ParseConfig<typeof loopOptions>
+
+/**
+ * `steward audit loop …`
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const loop = Command.make(
+  "loop",
+  loopOptions,
+  (options) => Effect.flatMap(Effect.promise(() => import("./loop.js")), (body) => body.run(options))
+).pipe(Command.withDescription("Run next's sessions as governed harness sessions until the person must decide"))

@@ -1,0 +1,218 @@
+/**
+ * The session verbs that run or re-check a session — `run`, `continue`, `approve`, `verify` —
+ * with the session runner, the session's model and the reflex engine. `index.ts` declares their
+ * options and loads this module only when one of them runs (start-up; ADR 0004).
+ *
+ * @since 0.1.0
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { Autonomy, PolicyFile } from "@steward/governance-rules"
+import { EventStore, Goal, HarnessError, Providers, ScriptedModel, Session, Tools } from "@steward/harness-sessions"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as os from "node:os"
+import * as path from "node:path"
+import { cannotRun, NegativeResult } from "../../CliError.js"
+import * as HostSql from "../../HostSql.js"
+import * as Output from "../../Output.js"
+import * as StateDir from "../../StateDir.js"
+import { fromHarness } from "./errors.js"
+import type { ApproveOptions, ContinueOptions, RunOptions, VerifyOptions } from "./index.js"
+import * as Render from "./render.js"
+
+// How a session's model is rebuilt in a later command: `script:ABSOLUTE_PATH` or `PROVIDER:MODEL`.
+const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string; readonly data: unknown }>) => {
+  // Commands that only re-check a session never call a model.
+  if (spec === "none") return ScriptedModel.layer([])
+  if (spec.startsWith("script:")) {
+    const calls = events.filter((e) => e.type === "model.call").map((e) => (e.data as { for?: string }).for)
+    return ScriptedModel.layerFromFile(spec.slice("script:".length), {
+      agent: calls.filter((f) => f !== "checker").length,
+      checker: calls.filter((f) => f === "checker").length
+    })
+  }
+  return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(FetchHttpClient.layer))
+}
+
+/** The reflex engine of the state directory, its module loaded only when a verb needs it. */
+const reflexEngine = (stateDir: Option.Option<string>) =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../reflex/index.js")), (m) => m.engineLayer(stateDir)))
+
+/** Open the state directory and run `body` with the sessions service for the session's model. */
+const withSessions = <A, E, R>(
+  stateDir: Option.Option<string>,
+  spec: (
+    store: EventStore.EventStore["Type"]
+  ) => Effect.Effect<{ readonly model: string; readonly session?: string }, HarnessError.HarnessError>,
+  body: (sessions: Session.Sessions["Type"]) => Effect.Effect<A, E, R>
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const state = yield* StateDir.open(stateDir)
+    const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
+    const store = Context.get(base, EventStore.EventStore)
+    const chosen = yield* spec(store)
+    // Only the model calls matter here (how far a script has been served).
+    const events = chosen.session === undefined ? [] : yield* store.read(chosen.session, { types: ["model.call"] })
+    // A verb that never runs a request never consults a reflex: it neither loads nor builds the engine.
+    const reflexes = spec === noModel
+      ? Option.none()
+      : yield* Layer.build(reflexEngine(stateDir)).pipe(Effect.option)
+    const deps = Layer.mergeAll(
+      Layer.succeedContext(base),
+      modelLayer(chosen.model, events),
+      FetchHttpClient.layer,
+      Tools.layerAskUserUnavailable,
+      ...(Option.isSome(reflexes) ? [Layer.succeedContext(reflexes.value)] : [])
+    )
+    const ctx = yield* Layer.build(Session.layer({ modelName: chosen.model }).pipe(Layer.provide(deps)))
+    return yield* body(Context.get(ctx, Session.Sessions))
+  })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? fromHarness(e) : e))
+
+const noModel = () => Effect.succeed({ model: "none" })
+
+/** The session's stored model spec. */
+const storedModel = (id: string) => (store: EventStore.EventStore["Type"]) =>
+  Effect.map(store.get(id), (row) => {
+    const host = (row.meta as { host?: { model?: unknown } }).host
+    return { model: typeof host?.model === "string" ? host.model : "none", session: id }
+  })
+
+const settled = (json: boolean, outcome: Session.RunOutcome) =>
+  Effect.gen(function*() {
+    yield* Output.result(json, outcome, Render.outcome)
+    if (outcome.status !== "completed") {
+      return yield* new NegativeResult({ reason: `run ${outcome.run} settled ${outcome.status}` })
+    }
+  })
+
+const printTranscript = (stateDir: Option.Option<string>, outcome: Session.RunOutcome) =>
+  Effect.scoped(Effect.gen(function*() {
+    const state = yield* StateDir.open(stateDir)
+    const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
+    const events = yield* Context.get(base, EventStore.EventStore).read(outcome.session)
+    yield* Console.log(Render.transcript(events.filter((e) => e.run === outcome.run)))
+  })).pipe(Effect.catchTag("HarnessError", (e) => Effect.fail(fromHarness(e))))
+
+/**
+ * `steward session run …`: start a session and run the request to its settle.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const run = (options: RunOptions) =>
+  Effect.gen(function*() {
+    if (Option.isSome(options.script) === Option.isSome(options.model)) {
+      return yield* cannotRun("usage", "give exactly one of --script FILE or --model PROVIDER:MODEL")
+    }
+    const model = Option.match(options.script, {
+      onSome: (file) => `script:${path.resolve(file)}`,
+      onNone: () => Option.getOrThrow(options.model)
+    })
+    // Bad input is refused before anything is written.
+    if (Option.isSome(options.model)) {
+      yield* Effect.mapError(Providers.parseSpec(options.model.value), fromHarness)
+    } else {
+      const file = model.slice("script:".length)
+      const fs = yield* FileSystem.FileSystem
+      const text = yield* fs.readFileString(file).pipe(
+        Effect.mapError((e) => cannotRun("io", `cannot read ${file}: ${e.message}`))
+      )
+      yield* Effect.mapError(ScriptedModel.parse(text, file), fromHarness)
+    }
+    const rulesFile = Option.getOrNull(options.rules)
+    const doc = rulesFile === null ? null : yield* PolicyFile.load(path.resolve(rulesFile)).pipe(
+      Effect.mapError((e) => cannotRun(e.code, e.message))
+    )
+    const rules = doc === null ? [] : (PolicyFile.toConfig(doc, rulesFile).rules ?? []).map((r) => ({
+      id: r.id,
+      action: r.action,
+      resource: r.resource,
+      effect: r.effect,
+      ...(r.note === undefined ? {} : { note: r.note }),
+      ...(r.except === undefined ? {} : { except: r.except })
+    }))
+    const level = Option.getOrElse(options.level, () => doc?.level ?? Autonomy.defaultLevel)
+    yield* withSessions(options.stateDir, () => Effect.succeed({ model }), (sessions) =>
+      Effect.gen(function*() {
+        const created = yield* sessions.create({
+          workspace: Option.getOrElse(options.workspace, () => process.cwd()),
+          level,
+          rules,
+          host: { model }
+        })
+        yield* Output.progress(options.json, `session ${created.id}`)
+        const outcome = yield* sessions.run(created.id, options.prompt, {
+          ...(Option.isSome(options.goal) ? { goal: { objective: options.goal.value } } : {})
+        })
+        if (!options.json) yield* printTranscript(options.stateDir, outcome)
+        return yield* settled(options.json, outcome)
+      }))
+  })
+
+/**
+ * `steward session continue ID [PROMPT]`: a new request, or re-drive the run a killed process left open.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const continueSession = (options: ContinueOptions) =>
+  withSessions(options.stateDir, storedModel(options.id), (sessions) =>
+    Effect.gen(function*() {
+      const outcome = Option.isSome(options.prompt)
+        ? yield* sessions.run(options.id, options.prompt.value)
+        : yield* sessions.resume(options.id).pipe(
+          Effect.mapError((e) =>
+            e.code === "RUN_NOT_FOUND" ? cannotRun("usage", `${e.message}; give a PROMPT to run a new request`) : e
+          )
+        )
+      if (!options.json) yield* printTranscript(options.stateDir, outcome)
+      return yield* settled(options.json, outcome)
+    }))
+
+/**
+ * `steward session approve ID CALL [--remember]`: run a call refused for want of an approval.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const approve = (options: ApproveOptions) =>
+  withSessions(options.stateDir, storedModel(options.id), (sessions) =>
+    Effect.gen(function*() {
+      const outcome = yield* sessions.approve(options.id, options.call, {
+        remember: options.remember,
+        by: os.userInfo().username
+      })
+      if (!options.json) {
+        if (outcome.remembered !== null) {
+          const r = outcome.remembered
+          yield* Console.log(`saved rule ${r.id}: ${r.effect} ${r.action} ${JSON.stringify(r.resource)}`)
+        }
+        yield* printTranscript(options.stateDir, outcome)
+      }
+      return yield* settled(options.json, outcome)
+    }))
+
+/**
+ * `steward session verify ID`: walk the session's history chain back to revision 1.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const verify = (options: VerifyOptions) =>
+  withSessions(options.stateDir, noModel, (sessions) =>
+    Effect.gen(function*() {
+      const result = yield* sessions.verify(options.id)
+      yield* Output.result(options.json, result, (r) =>
+        r.verified
+          ? `verified: ${r.revisions} revision(s), receipt ${r.receipt}`
+          : `NOT verified: revision ${r.revision} of ${r.revisions} diverges: ${r.reason}`)
+      if (!result.verified) {
+        return yield* new NegativeResult({
+          reason: `session ${options.id} does not verify at revision ${result.revision}`
+        })
+      }
+    }))

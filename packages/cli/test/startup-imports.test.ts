@@ -1,0 +1,60 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+// What a one-shot command loads before its handler runs is what its area's module imports
+// statically (ADR 0004): the static import graph of an area's entry must not reach the modules
+// only one heavy verb uses. A dynamic `import()` is where the graph is cut.
+
+const src = path.resolve(import.meta.dirname, "../src")
+
+/** The value (not type-only) imports and re-exports of a module. */
+const staticImports = (file: string): ReadonlyArray<string> => {
+  const text = fs.readFileSync(file, "utf8")
+  const specifiers: Array<string> = []
+  for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?\bfrom\s+"([^"]+)"/gm)) {
+    if (m[1] === undefined) specifiers.push(m[2]!)
+  }
+  return specifiers
+}
+
+/** Every module of the CLI an entry reaches statically, and every package specifier on the way. */
+const reach = (entry: string) => {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    for (const specifier of staticImports(file)) {
+      if (specifier.startsWith(".")) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")))
+      else packages.add(specifier)
+    }
+  }
+  visit(path.join(src, entry))
+  return { files: [...files].map((f) => path.relative(src, f)), packages: [...packages] }
+}
+
+const barrels = ["@steward/harness-sessions", "@steward/governance-rules"]
+
+describe("start-up: areas load what their cheap verbs use", () => {
+  it("audit's verbs never load the loop's harness sessions", () => {
+    const { files, packages } = reach("commands/audit/index.ts")
+    assert.include(files, "commands/audit/loopCommand.ts")
+    assert.notInclude(files, "commands/audit/loop.ts")
+    assert.notInclude(files, "commands/audit/tools.ts")
+    assert.deepStrictEqual(packages.filter((p) => p.startsWith("@steward/harness-sessions")), [])
+    assert.deepStrictEqual(packages.filter((p) => barrels.includes(p)), [])
+  })
+
+  it("session's reading verbs load the event store and views, not the runner", () => {
+    const { files, packages } = reach("commands/session/index.ts")
+    assert.notInclude(files, "commands/session/sessions.ts")
+    assert.notInclude(files, "commands/reflex/index.ts")
+    assert.deepStrictEqual(packages.filter((p) => barrels.includes(p)), [])
+    assert.deepStrictEqual(packages.filter((p) => p.startsWith("@steward/harness-sessions/")).sort(), [
+      "@steward/harness-sessions/EventStore",
+      "@steward/harness-sessions/HarnessError",
+      "@steward/harness-sessions/SessionViews"
+    ])
+  })
+})
