@@ -18,6 +18,25 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Bounded from "./internal/boundedRead.js"
+
+/**
+ * The largest file `readFile` returns (bytes); a larger one reads as `undefined`. Use `read`
+ * to learn why a file was refused.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_READ_BYTES = 64 * 1024 * 1024
+
+/**
+ * The outcome of a bounded read: the bytes, `missing`, or `refused` — a FIFO, device, socket or
+ * directory (`not-a-file`), a file over the limit (`too-large`, naming it), or an I/O error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Read = Bounded.Read
 
 /**
  * What a path is (without following a final symlink).
@@ -39,8 +58,16 @@ export interface FileView {
   readonly lstat: (path: string) => Entry | undefined
   readonly readlink: (path: string) => string | undefined
   readonly readdir: (path: string) => ReadonlyArray<string> | undefined
-  /** The bytes of a regular file (following symlinks). */
+  /**
+   * The bytes of a regular file (following symlinks), `undefined` when it is missing, not a
+   * regular file, unreadable or larger than `MAX_READ_BYTES`.
+   */
   readonly readFile: (path: string) => Uint8Array | undefined
+  /**
+   * At most `maxBytes` of a regular file (following symlinks), checked before it is read: never
+   * blocks on a FIFO or device, never reads past the limit; a refusal names the file and limit.
+   */
+  readonly read: (path: string, maxBytes: number) => Read
 }
 
 /**
@@ -82,12 +109,10 @@ export const node: FileView = {
     }
   },
   readFile: (p) => {
-    try {
-      return fs.statSync(p).isFile() ? fs.readFileSync(p) : undefined
-    } catch {
-      return undefined
-    }
-  }
+    const result = Bounded.read(p, MAX_READ_BYTES)
+    return result._tag === "bytes" ? result.bytes : undefined
+  },
+  read: Bounded.read
 }
 
 /**
@@ -123,6 +148,24 @@ export const memory = (entries: Readonly<Record<string, MemoryEntry>>): FileView
     if (entry === undefined || typeof entry === "string" || !("symlink" in entry) || hops > 40) return entry
     return follow(path.resolve(path.dirname(p), entry.symlink), hops + 1)
   }
+  // the same refusals as the real disk: a directory is not a file, a file over the limit is named
+  const read = (p: string, maxBytes: number): Read => {
+    const entry = follow(p, 0)
+    if (entry === undefined || (typeof entry !== "string" && "symlink" in entry)) return { _tag: "missing" }
+    if (entry === "directory") {
+      return { _tag: "refused", reason: "not-a-file", message: `${p}: is a directory, not a regular file` }
+    }
+    const bytes = entry === "file" ? new Uint8Array() : new TextEncoder().encode(entry.content)
+    if (bytes.length > maxBytes) {
+      return {
+        _tag: "refused",
+        reason: "too-large",
+        message: `${p}: ${Bounded.size(bytes.length)} is larger than the limit of ${Bounded.size(maxBytes)}`,
+        limit: maxBytes
+      }
+    }
+    return { _tag: "bytes", bytes }
+  }
   return {
     lstat: (p) => {
       const entry = table.get(p)
@@ -135,12 +178,10 @@ export const memory = (entries: Readonly<Record<string, MemoryEntry>>): FileView
     },
     readdir: (p) => table.get(p) === "directory" ? [...(children.get(p) ?? [])] : undefined,
     readFile: (p) => {
-      const entry = follow(p, 0)
-      if (entry === "file") return new Uint8Array()
-      return entry !== undefined && typeof entry !== "string" && "content" in entry
-        ? new TextEncoder().encode(entry.content)
-        : undefined
-    }
+      const result = read(p, MAX_READ_BYTES)
+      return result._tag === "bytes" ? result.bytes : undefined
+    },
+    read
   }
 }
 

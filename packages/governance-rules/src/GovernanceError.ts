@@ -68,6 +68,10 @@ export class GovernanceError
     path: Schema.optional(Schema.String),
     /** The offending key, when a key was unknown or missing. */
     key: Schema.optional(Schema.String),
+    /** The line in the file, where there is one (1-based). */
+    line: Schema.optional(Schema.Number),
+    /** The limit that was exceeded (bytes for a file's size, levels for nesting). */
+    limit: Schema.optional(Schema.Number),
     /** Structured detail, e.g. the decision with its citation for `denied` / `ask-unanswered`. */
     detail: Schema.optional(Schema.Unknown),
     cause: Schema.optional(Schema.Defect)
@@ -87,6 +91,8 @@ export const make = (
     readonly file?: string
     readonly path?: string
     readonly key?: string
+    readonly line?: number
+    readonly limit?: number
     readonly detail?: unknown
     readonly cause?: unknown
   } = {}

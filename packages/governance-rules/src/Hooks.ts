@@ -239,7 +239,9 @@ const sha256 = (data: string | Uint8Array): string => crypto.createHash("sha256"
 /**
  * The deterministic touched-files bundle: sorted unique workspace paths, each with the SHA-256
  * of its content (`null` when it no longer exists or is not a file), and the digest of the whole
- * bundle. Files are read through `view` (the real filesystem by default).
+ * bundle. Files are read through `view` (the real filesystem by default), bounded: a FIFO or
+ * device is never opened for a blocking read, and a file over `Files.MAX_READ_BYTES` is not
+ * read; such files digest as `null` and are listed under `refused` with the reason.
  *
  * @since 0.1.0
  * @category hooks
@@ -252,6 +254,7 @@ export const touchedBundle = (
 ): {
   readonly files: ReadonlyArray<{ readonly path: string; readonly sha256: string | null }>
   readonly digest: string
+  readonly refused?: ReadonlyArray<{ readonly path: string; readonly reason: string; readonly message: string }>
 } => {
   const ws = workspaceOf(workspace, home, view)
   const byPath = new Map<string, string>()
@@ -259,11 +262,16 @@ export const touchedBundle = (
     const where = locate(ws, file)
     byPath.set(where.shown, where.real)
   }
+  const refused: Array<{ readonly path: string; readonly reason: string; readonly message: string }> = []
   const entries = [...byPath.entries()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([shown, real]) => {
-    const content = view.readFile(real)
-    return { path: shown, sha256: content === undefined ? null : sha256(content) }
+    const content = view.read(real, Files.MAX_READ_BYTES)
+    // a directory is not content (as before); every other refusal is reported, not dropped
+    if (content._tag === "refused" && view.lstat(real)?.kind !== "directory") {
+      refused.push({ path: shown, reason: content.reason, message: content.message })
+    }
+    return { path: shown, sha256: content._tag === "bytes" ? sha256(content.bytes) : null }
   })
-  return { files: entries, digest: sha256(JSON.stringify(entries)) }
+  return { files: entries, digest: sha256(JSON.stringify(entries)), ...(refused.length === 0 ? {} : { refused }) }
 }
 
 /**

@@ -18,7 +18,6 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -26,6 +25,7 @@ import { createRequire } from "node:module"
 import type * as YAMLModule from "yaml"
 import * as Autonomy from "./Autonomy.js"
 import * as GovernanceError from "./GovernanceError.js"
+import { readText as readBounded } from "./internal/policy/readText.js"
 import * as StrictJson from "./internal/strictJson.js"
 import type * as Policy from "./Policy.js"
 import * as Rule from "./Rule.js"
@@ -126,7 +126,10 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
   Effect.suspend(() => {
     if (text.length > MAX_FILE_BYTES) {
       return Effect.fail(
-        GovernanceError.make("policy-invalid", `${file}: file is larger than ${MAX_FILE_BYTES} bytes`, { file })
+        GovernanceError.make("policy-invalid", `${file}: file is larger than ${MAX_FILE_BYTES} bytes`, {
+          file,
+          limit: MAX_FILE_BYTES
+        })
       )
     }
     try {
@@ -134,12 +137,20 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
         const doc = YAML().parseDocument(text, { prettyErrors: true, uniqueKeys: true })
         if (doc.errors.length > 0) {
           const first = doc.errors[0]!
+          const line = first.linePos?.[0]?.line
           const where = first.linePos?.[0] === undefined
             ? ""
             : ` (line ${first.linePos[0].line}, column ${first.linePos[0].col})`
+          // the YAML composer recurses: nesting past the stack is reported as nesting, with the limit
+          const deep = /Maximum call stack/.test(first.message)
+          const what = deep
+            ? `nested deeper than ${MAX_DEPTH} levels`
+            : `invalid YAML${where}: ${first.message.split("\n")[0]}`
           return Effect.fail(
-            GovernanceError.make("policy-invalid", `${file}: invalid YAML${where}: ${first.message.split("\n")[0]}`, {
-              file
+            GovernanceError.make("policy-invalid", `${file}: ${what}${deep ? where : ""}`, {
+              file,
+              ...(line === undefined ? {} : { line }),
+              ...(deep ? { limit: MAX_DEPTH } : {})
             })
           )
         }
@@ -148,16 +159,23 @@ export const parseText = (text: string, file: string): Effect.Effect<unknown, Go
         return lone === undefined ? Effect.succeed(value) : Effect.fail(invalidText(file, lone))
       }
       const value = JSON.parse(text) as unknown
-      // duplicate keys (JSON.parse keeps the last) and lone surrogates are refused (issue 16)
-      const problem = StrictJson.firstProblem(text)
+      // duplicate keys (JSON.parse keeps the last), lone surrogates and nesting past the bound are
+      // refused, naming the line (issue 16)
+      const problem = StrictJson.firstProblem(text, MAX_DEPTH)
       if (problem === undefined) return Effect.succeed(value)
       return Effect.fail(
         problem.kind === "lone-surrogate"
           ? invalidText(file, problem.path, problem.line)
+          : problem.kind === "too-deep"
+          ? GovernanceError.make(
+            "policy-invalid",
+            `${file}: nested deeper than ${MAX_DEPTH} levels at ${problem.path} (line ${problem.line})`,
+            { file, path: problem.path, line: problem.line, limit: MAX_DEPTH }
+          )
           : GovernanceError.make(
             "policy-invalid",
             `${file}: duplicate key "${problem.key}" at ${problem.path} (line ${problem.line})`,
-            { file, path: problem.path, key: problem.key }
+            { file, path: problem.path, key: problem.key, line: problem.line }
           )
       )
     } catch (error) {
@@ -179,7 +197,7 @@ const invalidText = (file: string, path: string, line?: number) =>
   GovernanceError.make(
     "policy-invalid",
     `${file}: invalid UTF-16 (a lone surrogate) in the string at ${path}${line === undefined ? "" : ` (line ${line})`}`,
-    { file, path }
+    { file, path, ...(line === undefined ? {} : { line }) }
   )
 
 /**
@@ -203,7 +221,12 @@ const tooDeep = (value: unknown, limit: number): boolean => {
 
 const decodeWith = <A, I>(schema: Schema.Schema<A, I>, value: unknown, file: string) =>
   tooDeep(value, MAX_DEPTH)
-    ? Effect.fail(GovernanceError.make("policy-invalid", `${file}: nested deeper than ${MAX_DEPTH} levels`, { file }))
+    ? Effect.fail(
+      GovernanceError.make("policy-invalid", `${file}: nested deeper than ${MAX_DEPTH} levels`, {
+        file,
+        limit: MAX_DEPTH
+      })
+    )
     : Schema.decodeUnknown(schema, { onExcessProperty: "error", errors: "all" })(value).pipe(
       Effect.mapError((error) => {
         const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -272,29 +295,6 @@ export const parse = Effect.fn("PolicyFile.parse")(function*(text: string, file:
   return doc
 })
 
-const readText = (file: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(file).pipe(
-      Effect.mapError((cause) =>
-        GovernanceError.make("policy-io", `${file}: cannot read policy file (${cause.message})`, { file })
-      )
-    )
-    if (info.type !== "File") {
-      return yield* GovernanceError.make("policy-io", `${file}: not a file`, { file })
-    }
-    if (Number(info.size) > MAX_FILE_BYTES) {
-      return yield* GovernanceError.make("policy-invalid", `${file}: file is larger than ${MAX_FILE_BYTES} bytes`, {
-        file
-      })
-    }
-    return yield* fs.readFileString(file).pipe(
-      Effect.mapError((cause) =>
-        GovernanceError.make("policy-io", `${file}: cannot read policy file (${cause.message})`, { file })
-      )
-    )
-  })
-
 /**
  * Read and validate a policy file.
  *
@@ -302,7 +302,7 @@ const readText = (file: string) =>
  * @category loading
  */
 export const load = Effect.fn("PolicyFile.load")(function*(file: string) {
-  const text = yield* readText(file)
+  const text = yield* readBounded(file, MAX_FILE_BYTES)
   return yield* parse(text, file)
 })
 
@@ -381,6 +381,6 @@ export const parseCases = Effect.fn("PolicyFile.parseCases")(function*(text: str
  * @category loading
  */
 export const loadCases = Effect.fn("PolicyFile.loadCases")(function*(file: string) {
-  const text = yield* readText(file)
+  const text = yield* readBounded(file, MAX_FILE_BYTES)
   return yield* parseCases(text, file)
 })

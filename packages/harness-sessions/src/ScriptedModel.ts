@@ -20,7 +20,6 @@
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
@@ -28,6 +27,24 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Goal from "./Goal.js"
 import { HarnessError } from "./HarnessError.js"
+import * as BoundedFile from "./internal/boundedFile.js"
+import * as StrictJson from "./internal/strictJson.js"
+
+/**
+ * The largest script file read (bytes); a larger one is refused before it is read.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_SCRIPT_BYTES = 16 * 1024 * 1024
+
+/**
+ * How deep one line of a script may nest.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_DEPTH = 64
 
 /**
  * One scripted turn.
@@ -76,6 +93,15 @@ export const parse = (text: string, file = "script"): Effect.Effect<ReadonlyArra
         json = JSON.parse(line)
       } catch (error) {
         return Effect.fail(invalid(`${where}: not JSON (${(error as Error).message})`))
+      }
+      // duplicate keys (JSON.parse keeps the last) and nesting past the bound are refused (issue 16)
+      const problem = StrictJson.firstProblem(line, MAX_DEPTH)
+      if (problem !== undefined) {
+        return Effect.fail(invalid(
+          problem.kind === "duplicate-key"
+            ? `${where}: duplicate key "${problem.key}"`
+            : `${where}: nested deeper than ${problem.limit} levels`
+        ))
       }
       const turn = decodeTurn(json)
       if (turn._tag === "Left") {
@@ -198,7 +224,9 @@ export const layerFromText = (
   Layer.unwrapEffect(Effect.map(parse(text, file), (turns) => layer(turns, offsets)))
 
 /**
- * The layers of a script file.
+ * The layers of a script file, read bounded: a FIFO, device or socket is refused without
+ * blocking, a file over `MAX_SCRIPT_BYTES` is refused before it is read, and the text must be
+ * valid UTF-8 (`INVALID_INPUT` naming the file and the limit).
  *
  * @since 0.1.0
  * @category layers
@@ -206,11 +234,14 @@ export const layerFromText = (
 export const layerFromFile = (
   file: string,
   offsets: Offsets = {}
-): Layer.Layer<LanguageModel.LanguageModel | Goal.Checker, HarnessError, FileSystem.FileSystem> =>
+): Layer.Layer<LanguageModel.LanguageModel | Goal.Checker, HarnessError> =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError((error) => invalid(`cannot read script ${file}: ${error.message}`))
-    )
+    const result = BoundedFile.read(file, MAX_SCRIPT_BYTES)
+    if (result._tag === "missing") return yield* invalid(`cannot read script ${file}: no such file`)
+    if (result._tag === "refused") return yield* invalid(`cannot read script ${result.message}`)
+    const text = yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true }).decode(result.bytes),
+      catch: () => invalid(`cannot read script ${file}: not valid UTF-8`)
+    })
     return layerFromText(text, offsets, file)
   }))

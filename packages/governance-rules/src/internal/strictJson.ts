@@ -8,7 +8,7 @@
 
 /** A problem, with the JSON path of the member where it is and its line. @internal */
 export interface Problem {
-  readonly kind: "duplicate-key" | "lone-surrogate"
+  readonly kind: "duplicate-key" | "lone-surrogate" | "too-deep"
   readonly path: string
   readonly key: string
   readonly line: number
@@ -25,8 +25,11 @@ interface Frame {
   key: string | number | undefined
 }
 
-/** The first duplicate key or lone surrogate in valid JSON `text`, or `undefined`. @internal */
-export const firstProblem = (text: string): Problem | undefined => {
+/**
+ * The first duplicate key, lone surrogate or nesting past `maxDepth` in valid JSON `text`, or
+ * `undefined`. @internal
+ */
+export const firstProblem = (text: string, maxDepth = Number.POSITIVE_INFINITY): Problem | undefined => {
   const stack: Array<Frame> = []
   let line = 1
   const path = () => stack.map((f) => f.key === undefined ? "" : segment(f.key)).join("").replace(/^\./, "") || "(root)"
@@ -34,6 +37,7 @@ export const firstProblem = (text: string): Problem | undefined => {
     const c = text[i]!
     if (c === "\n") line++
     else if (c === "{" || c === "[") {
+      if (stack.length >= maxDepth) return { kind: "too-deep", path: path(), key: "", line }
       stack.push({ keys: c === "{" ? new Set() : null, index: 0, key: c === "[" ? 0 : undefined })
     } else if (c === "}" || c === "]") stack.pop()
     else if (c === ",") {

@@ -1,5 +1,6 @@
 /**
- * `read`, `write` and `edit`: files inside the workspace through the platform `FileSystem`.
+ * `read`, `write` and `edit`: files inside the workspace (paths resolved through the platform
+ * `FileSystem`; contents read and written bounded, see `boundedFile`).
  * Every refusal names the path and says what to do instead, because the model reads it.
  *
  * @internal
@@ -11,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as HarnessError from "../../HarnessError.js"
 import type * as Tools from "../../Tools.js"
+import * as BoundedFile from "../boundedFile.js"
 import { bound } from "./output.js"
 import * as Paths from "./paths.js"
 
@@ -47,10 +49,36 @@ const withFile = (
     return yield* body(file)
   })
 
-const readText = (file: Paths.Resolved) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file.absolute)).pipe(
-    Effect.mapError(ioError(`reading ${file.relative}`))
-  )
+/** The largest file `read` and `edit` take (bytes): a larger one is refused before it is read. */
+export const MAX_READ_BYTES = 16 * 1024 * 1024
+
+// Bounded (issue 16): a FIFO or device swapped in after the stat is refused without blocking,
+// and a file over the limit is never read whole; a refusal is a message the model can act on.
+const readText = (file: Paths.Resolved): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> =>
+  Effect.suspend((): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> => {
+    const result = BoundedFile.read(file.absolute, MAX_READ_BYTES, file.relative)
+    switch (result._tag) {
+      case "missing":
+        return Effect.succeed(failure(`${file.relative} does not exist; check the path (list it with shell)`))
+      case "refused":
+        return result.reason === "io"
+          ? Effect.fail(ioError(`reading ${file.relative}`)(result.message))
+          : Effect.succeed(failure(
+            result.reason === "too-large"
+              ? `${result.message}; read a part of it with a shell tool (head, sed -n, grep)`
+              : result.message
+          ))
+      case "bytes":
+        return Effect.succeed(result.bytes.toString("utf8"))
+    }
+  })
+
+// A guarded write: never blocks on a FIFO at the target, never truncates a non-regular file.
+const writeBody = (file: Paths.Resolved, content: string) =>
+  Effect.suspend(() => {
+    const result = BoundedFile.write(file.absolute, content, file.relative)
+    return Effect.succeed(result._tag === "written" ? undefined : failure(result.message))
+  })
 
 /** @internal */
 export const readFields = {
@@ -73,6 +101,7 @@ export const read: Tools.Tool<typeof readFields, FileEnv> = {
     withFile(context, input.path, (file) =>
       Effect.gen(function*() {
         const text = yield* readText(file)
+        if (typeof text !== "string") return text
         if (text.includes("\0")) return failure(`${file.relative} is a binary file; read it with a shell tool instead`)
         const lines = text.split("\n")
         const start = (input.offset ?? 1) - 1
@@ -115,7 +144,8 @@ export const write: Tools.Tool<typeof writeFields, FileEnv> = {
       }
       const dir = (yield* Path.Path).dirname(file.absolute)
       yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioError(`creating ${dir}`)))
-      yield* fs.writeFileString(file.absolute, input.content).pipe(Effect.mapError(ioError(`writing ${file.relative}`)))
+      const refused = yield* writeBody(file, input.content)
+      if (refused !== undefined) return refused
       const bytes = new TextEncoder().encode(input.content).length
       return {
         ok: true,
@@ -158,6 +188,7 @@ export const edit: Tools.Tool<typeof editFields, FileEnv> = {
           return failure("oldString and newString are identical; nothing to change")
         }
         const text = yield* readText(file)
+        if (typeof text !== "string") return text
         const found = count(text, input.oldString)
         if (found === 0) {
           return failure(
@@ -172,8 +203,8 @@ export const edit: Tools.Tool<typeof editFields, FileEnv> = {
         const next = input.replaceAll === true
           ? text.split(input.oldString).join(input.newString)
           : text.replace(input.oldString, () => input.newString)
-        const fs = yield* FileSystem.FileSystem
-        yield* fs.writeFileString(file.absolute, next).pipe(Effect.mapError(ioError(`writing ${file.relative}`)))
+        const refused = yield* writeBody(file, next)
+        if (refused !== undefined) return refused
         return {
           ok: true,
           output: `replaced ${found} occurrence${found === 1 ? "" : "s"} in ${file.relative}`,
