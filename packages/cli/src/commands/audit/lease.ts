@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun, refused } from "../../CliError.js"
 
 /** @internal */
@@ -50,6 +51,22 @@ export type Held =
 const DEFAULT_TTL = 300
 const MIN_TTL = 30
 
+/** `orchestrator.conf` is read as the audit store reads its own files (issue 16). */
+const CONF_LIMITS: BoundedFile.Limits = { maxBytes: 64 * 1024 * 1024 }
+/** The lease's `owner` (a JSON line) and `heartbeat` (a number): anything larger is not ours. */
+const LOCK_FILE_LIMITS: BoundedFile.Limits = { maxBytes: 64 * 1024 }
+
+/**
+ * The text of `audit/orchestrator.conf` (empty when there is none), read boundedly: a FIFO or
+ * device is refused unopened and the size is checked first, naming the file and the limit.
+ *
+ * @internal
+ */
+export const confText = (p: Project.ProjectPaths) =>
+  BoundedFile.readText(p.conf, CONF_LIMITS).pipe(
+    Effect.catchAll((e) => e.reason === "not-found" ? Effect.succeed("") : Effect.fail(BoundedFile.toFailure(e)))
+  )
+
 /** @internal */
 export const lockDir = (p: Project.ProjectPaths): string => `${p.audit}/.lock`
 
@@ -64,10 +81,7 @@ const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1
  */
 export const leaseTtl = (p: Project.ProjectPaths) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = (yield* fs.exists(p.conf).pipe(Effect.orElseSucceed(() => false)))
-      ? yield* fs.readFileString(p.conf).pipe(Effect.mapError(io(p.conf)))
-      : ""
+    const text = yield* confText(p)
     const line = text.split(/\r?\n/).map((l) => l.replace(/#.*$/, "").trim()).find((l) => /^lease_ttl\s*[=:]/.test(l))
     if (line === undefined) return DEFAULT_TTL
     const value = line.replace(/^lease_ttl\s*[=:]\s*/, "")
@@ -92,12 +106,13 @@ export const read = (p: Project.ProjectPaths) =>
     const info = yield* fs.stat(dir).pipe(Effect.option)
     if (info._tag === "None") return { _tag: "Free" } as Held
     if (info.value.type !== "Directory") return { _tag: "LegacyFile" } as Held
-    const ownerText = yield* fs.readFileString(`${dir}/owner`).pipe(Effect.orElseSucceed(() => ""))
+    // a lock file that cannot be read (missing, or refused unopened: a FIFO, too large) reads as absent
+    const ownerText = yield* BoundedFile.readText(`${dir}/owner`, LOCK_FILE_LIMITS).pipe(Effect.orElseSucceed(() => ""))
     const owner = yield* Schema.decodeUnknown(Schema.parseJson(Owner))(ownerText).pipe(
       Effect.map((o): Owner | undefined => o),
       Effect.orElseSucceed(() => undefined)
     )
-    const beat = yield* fs.readFileString(`${dir}/heartbeat`).pipe(Effect.option)
+    const beat = yield* BoundedFile.readText(`${dir}/heartbeat`, LOCK_FILE_LIMITS).pipe(Effect.option)
     const now = yield* nowSeconds
     const seconds = beat._tag === "Some" && /^\d+$/.test(beat.value.trim()) ? Number(beat.value.trim()) : undefined
     return {

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import { type AuditStore, Decision, type Project, State } from "@steward/audit-state"
 import { EventStore, Goal, HarnessError, Providers, ScriptedModel, Session, Tools } from "@steward/harness-sessions"
@@ -27,6 +27,7 @@ import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
 import * as HostSql from "../../HostSql.js"
+import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
 import * as Lease from "./lease.js"
@@ -230,8 +231,7 @@ const renderLine = (l: SessionLine): string =>
 /** A loop-control number from orchestrator.conf (`max_sessions`, `loop_progress_limit`). */
 const confNumber = (p: Project.ProjectPaths, key: string, fallback: number) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(p.conf).pipe(Effect.orElseSucceed(() => ""))
+    const text = yield* Lease.confText(p)
     const m = new RegExp(`^\\s*${key}\\s*[=:]\\s*(\\S+)`, "m").exec(text.replace(/#.*$/gm, ""))
     if (m === null) return fallback
     if (!/^\d+$/.test(m[1]!)) {
@@ -345,10 +345,7 @@ export const run = (a: LoopOptions) =>
       choice = { _tag: "Model", spec: a.model.value }
     } else {
       const file = nodePath.resolve(Option.getOrThrow(a.script))
-      const fs = yield* FileSystem.FileSystem
-      const text = yield* fs.readFileString(file).pipe(
-        Effect.mapError((e) => cannotRun("io", `cannot read ${file}: ${e.message}`))
-      )
+      const text = yield* ScriptFile.read(file)
       const byRole = yield* parseScript(text, file)
       for (const [role, turns] of Object.entries(byRole)) {
         yield* Effect.mapError(ScriptedModel.parse(turns, `${file} (${role})`), harnessFailure)

@@ -22,7 +22,10 @@ const loopOptions = {
     Options.withDescription("Stop after N sessions (default: max_sessions in orchestrator.conf, else 20)"),
     Options.optional
   ),
-  script: Options.file("script", { exists: "yes" }).pipe(
+  // a path, not `Options.file`: the parser's own check would stat the file; `BoundedFile` checks
+  // it when it is read (kind, size, in words; issue 16)
+  script: Options.text("script").pipe(
+    Options.withPseudoName("FILE"),
     Options.withDescription("A scripted model: JSONL harness turns, each with the role it answers"),
     Options.optional
   ),

@@ -13,6 +13,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Project, State } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun, refused } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Markdown from "./markdown.js"
@@ -24,6 +25,13 @@ const BACKUP = ".migration-backup"
 
 const io = (what: string) => (e: { readonly message: string }) => cannotRun("io", `${what}: ${e.message}`)
 
+/** A Markdown record is read as the audit store reads its own files (issue 16). */
+const MARKDOWN_LIMITS: BoundedFile.Limits = { maxBytes: 64 * 1024 * 1024 }
+
+/** A Markdown file's text: a FIFO or device refused unopened, the size checked before reading. */
+const readMarkdown = (file: string) =>
+  BoundedFile.readText(file, MARKDOWN_LIMITS).pipe(Effect.mapError((e) => BoundedFile.toFailure(e)))
+
 /** Every Markdown file under the four record folders, relative to `audit/`. */
 const sources = (p: Project.ProjectPaths) =>
   Effect.gen(function*() {
@@ -33,7 +41,7 @@ const sources = (p: Project.ProjectPaths) =>
       const names = yield* fs.readDirectory(`${p.audit}/${dir}`).pipe(Effect.orElseSucceed(() => [] as Array<string>))
       for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
         const rel = `${dir}/${name}`
-        out.push({ rel, text: yield* fs.readFileString(`${p.audit}/${rel}`).pipe(Effect.mapError(io(rel))) })
+        out.push({ rel, text: yield* readMarkdown(`${p.audit}/${rel}`) })
       }
     }
     return out
@@ -65,7 +73,7 @@ export const migrate = Command.make(
             "`steward audit init` instead)"
         )
       }
-      const text = yield* fs.readFileString(auditFile).pipe(Effect.mapError(io(auditFile)))
+      const text = yield* readMarkdown(auditFile)
       const files = yield* sources(p)
       const read = Markdown.read(text, files, {
         generatedBy: "steward audit migrate",

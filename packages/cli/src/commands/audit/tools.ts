@@ -19,8 +19,12 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
+import * as BoundedFile from "../../BoundedFile.js"
 import { CommandFailure } from "../../CliError.js"
 import { applyVerb } from "./write.js"
+
+/** A finding's body is read with the limit the hand-run verbs use. */
+const BODY_LIMITS: BoundedFile.Limits = { maxBytes: 16 * 1024 * 1024 }
 
 /** What every audit tool closes over. */
 interface Bound {
@@ -127,8 +131,14 @@ const verbTool = (b: Bound, member: Member): Tools.Any => {
           const file = rel === undefined || Project.userPathIssue(b.p, rel, "body") !== undefined
             ? undefined
             : nodePath.resolve(b.p.audit, rel)
-          const bodyText = file !== undefined && nodeFs.existsSync(file) ? nodeFs.readFileSync(file, "utf8") : undefined
-          return run(b, { ...request, bodyText })
+          if (file === undefined) return run(b, { ...request, bodyText: undefined })
+          // bounded (issue 16): a FIFO or device is refused unopened, the size checked first
+          return BoundedFile.readText(file, BODY_LIMITS).pipe(
+            Effect.map((text): string | undefined => text),
+            Effect.catchIf((e) => e.reason === "not-found", () => Effect.succeed(undefined)),
+            Effect.provide(b.platform),
+            Effect.flatMap((bodyText) => run(b, { ...request, bodyText }))
+          )
         }).pipe(
           Effect.catchAll((e) => Effect.succeed<Tools.ToolResult>({ ok: false, output: `refused: ${e.message}` }))
         )

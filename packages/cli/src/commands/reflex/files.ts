@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 
 /**
@@ -62,32 +63,22 @@ export const readCustomPrograms = Effect.fn("reflex.readCustomPrograms")(functio
       out[name] = { file, text: Either.left(`${file} is larger than ${maxProgramBytes} bytes`) }
       continue
     }
-    const text = yield* fs.readFileString(file).pipe(Effect.either)
-    out[name] = { file, text: Either.mapLeft(text, (e) => `${file}: ${e.message}`) }
+    // read boundedly: the file could have been swapped for a FIFO or grown since the stat
+    const text = yield* BoundedFile.readText(file, { maxBytes: maxProgramBytes }).pipe(Effect.either)
+    out[name] = { file, text: Either.mapLeft(text, (e) => e.message) }
   }
   return out
 })
 
 /**
- * Read a small text file whole: a regular file of at most `max` bytes, valid UTF-8.
+ * Read a small text file whole through `BoundedFile`: a regular file of at most `max` bytes (a
+ * FIFO or device refused unopened, the size checked before reading), valid UTF-8.
  *
  * @since 0.2.0
  * @category io
  */
 export const readText = (file: string, max: number) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
-    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
-    if (Number(info.size) > max) return yield* cannotRun("invalid-input", `${file}: larger than ${max} bytes`, { file })
-    const bytes = yield* fs.readFile(file).pipe(
-      Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file }))
-    )
-    return yield* Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
-    })
-  })
+  BoundedFile.readText(file, { maxBytes: max }).pipe(Effect.mapError((e) => BoundedFile.toFailure(e)))
 
 /**
  * Read an import file boundedly: a regular file of at most 64 MiB, streamed in 64 KiB chunks, and

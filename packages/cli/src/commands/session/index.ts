@@ -60,7 +60,10 @@ const withStore = <A, E, R>(
 
 const runOptions = {
   ...GlobalOptions.global,
-  script: Options.file("script", { exists: "yes" }).pipe(
+  // a path, not `Options.file`: the parser's own check would stat the file; `BoundedFile` checks
+  // it when it is read (kind, size, in words; issue 16)
+  script: Options.text("script").pipe(
+    Options.withPseudoName("FILE"),
     Options.withDescription("A scripted model: JSONL, one turn per line (text, toolCalls, usage)"),
     Options.optional
   ),

@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as FileSystem from "@effect/platform/FileSystem"
 import { Autonomy, PolicyFile } from "@steward/governance-rules"
 import { EventStore, Goal, HarnessError, Providers, ScriptedModel, Session, Tools } from "@steward/harness-sessions"
 import * as Console from "effect/Console"
@@ -18,6 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { cannotRun, NegativeResult } from "../../CliError.js"
 import * as HostSql from "../../HostSql.js"
+import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
 import { fromHarness } from "./errors.js"
@@ -30,10 +30,15 @@ const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string;
   if (spec === "none") return ScriptedModel.layer([])
   if (spec.startsWith("script:")) {
     const calls = events.filter((e) => e.type === "model.call").map((e) => (e.data as { for?: string }).for)
-    return ScriptedModel.layerFromFile(spec.slice("script:".length), {
+    const file = spec.slice("script:".length)
+    const offsets = {
       agent: calls.filter((f) => f !== "checker").length,
       checker: calls.filter((f) => f === "checker").length
-    })
+    }
+    // read boundedly by the CLI (issue 16), then served from where the stored calls left it
+    return Layer.unwrapEffect(
+      Effect.map(ScriptFile.read(file), (text) => ScriptedModel.layerFromText(text, offsets, file))
+    )
   }
   return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(FetchHttpClient.layer))
 }
@@ -117,10 +122,7 @@ export const run = (options: RunOptions) =>
       yield* Effect.mapError(Providers.parseSpec(options.model.value), fromHarness)
     } else {
       const file = model.slice("script:".length)
-      const fs = yield* FileSystem.FileSystem
-      const text = yield* fs.readFileString(file).pipe(
-        Effect.mapError((e) => cannotRun("io", `cannot read ${file}: ${e.message}`))
-      )
+      const text = yield* ScriptFile.read(file)
       yield* Effect.mapError(ScriptedModel.parse(text, file), fromHarness)
     }
     const rulesFile = Option.getOrNull(options.rules)
