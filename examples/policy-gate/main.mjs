@@ -8,7 +8,7 @@
 //   node --import tsx main.mjs [--answer allow|deny] [--json]
 import { execFileSync, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { homedir, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline/promises"
 import { Gate } from "@steward/governance-rules"
@@ -62,7 +62,8 @@ const perform = (call) => {
   return { output: `(the product has no ${call.tool} tool)`, exitCode: 1 }
 }
 
-const gate = await Gate.open({ level: "execute", workspace, ask })
+// the host says where the workspace and the home directory are; the gate never guesses them
+const gate = await Gate.open({ level: "execute", workspace, home: homedir(), ask })
 const results = []
 try {
   for (const { content, ...call } of proposals) {

@@ -22,6 +22,7 @@ import { ReflexConfig, Reflexes, ReflexLedger } from "@steward/reflex-core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 
 /** The product's policy: on top of the autonomy level, agents never publish and never touch CI. */
@@ -73,7 +74,7 @@ export const layer = (options: HostOptions) => {
     ? Responder.layerNone
     : Responder.layerConstant(options.answer, "operator")
   const platform = Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, Tools.layerAskUserUnavailable, responder)
-  return Session.layer({ modelName: options.model }).pipe(
+  return Session.layer({ modelName: options.model, home: os.homedir() }).pipe(
     Layer.provideMerge(Layer.mergeAll(store, reflexes, modelLayer(options.model), platform)),
     Layer.provide(sql)
   )

@@ -13,8 +13,9 @@
  * @example
  * ```ts
  * import { Gate } from "@steward/governance-rules"
+ * import * as os from "node:os"
  *
- * const gate = await Gate.open({ level: "execute", workspace: process.cwd(), ask: () => "deny" })
+ * const gate = await Gate.open({ level: "execute", workspace: process.cwd(), home: os.homedir(), ask: () => "deny" })
  * const verdict = await gate.authorize({ tool: "shell", command: "git status && rm -rf ~" })
  * console.log(verdict.outcome, verdict.citation.ruleId) // "denied" "universal.rm-home"
  * await gate.close()
@@ -65,8 +66,10 @@ export type AskAnswer = "allow" | "deny" | { readonly answer: "allow" | "deny"; 
  */
 export interface GateOptions {
   readonly level?: Autonomy.Level
-  readonly workspace?: string
-  readonly home?: string
+  /** The workspace root: the host says where it is (the gate never guesses the current directory). */
+  readonly workspace: string
+  /** The home directory `~` resolves to (the host passes it, e.g. `os.homedir()`). */
+  readonly home: string
   readonly rules?: ReadonlyArray<unknown>
   readonly policy?: { readonly text: string; readonly file: string }
   /** Answers an `ask` decision; without it every ask fails closed (`unanswered`). */
@@ -147,11 +150,11 @@ const configOf = Effect.fn("Gate.config")(function*(options: GateOptions) {
   const level = options.level ?? file?.level
   return {
     ...(level === undefined ? {} : { level }),
-    ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
-    ...(options.home === undefined ? {} : { home: options.home }),
+    workspace: options.workspace,
+    home: options.home,
     rules,
     ruleSources: sources
-  } satisfies Policy.Config
+  } satisfies Governance.StackOptions
 })
 
 const responderOf = (options: GateOptions): Layer.Layer<Responder.Responder> => {
@@ -197,7 +200,7 @@ const verdictOf = (decision: Policy.Decision, outcome: Outcome, grantedBy: strin
  * @since 0.1.0
  * @category constructors
  */
-export const open = async (options: GateOptions = {}): Promise<Gate> => {
+export const open = async (options: GateOptions): Promise<Gate> => {
   const config = await settle(Effect.runPromiseExit(configOf(options)))
   const runtime = ManagedRuntime.make(
     Governance.layerFrom(config).pipe(Layer.provideMerge(Layer.merge(responderOf(options), Evidence.layerMemory)))

@@ -184,6 +184,10 @@ export const layer: Layer.Layer<
  * @category models
  */
 export interface StackOptions extends Policy.Config {
+  /** The workspace root: the host says where it is (the library never guesses it). */
+  readonly workspace: string
+  /** The home directory the built-in hooks and the engine resolve `~` against. */
+  readonly home: string
   readonly hooks?: ReadonlyArray<Hooks.Hook>
   readonly hookTimeout?: Duration.DurationInput
 }
@@ -198,7 +202,7 @@ export interface StackOptions extends Policy.Config {
  * import { Layer } from "effect"
  * import { Evidence, Governance, Responder } from "@steward/governance-rules"
  *
- * const GateLive = Governance.layerFrom({ level: "execute", workspace: "/srv/app" }).pipe(
+ * const GateLive = Governance.layerFrom({ level: "execute", workspace: "/srv/app", home: "/home/dev" }).pipe(
  *   Layer.provideMerge(Layer.merge(Responder.layerNone, Evidence.layerMemory))
  * )
  * ```
@@ -207,7 +211,7 @@ export interface StackOptions extends Policy.Config {
  * @category layers
  */
 export const layerFrom = (
-  options: StackOptions = {}
+  options: StackOptions
 ): Layer.Layer<
   Governance | Policy.PolicyEngine | Hooks.Hooks,
   GovernanceError.GovernanceError,
@@ -216,8 +220,8 @@ export const layerFrom = (
   const { hookTimeout, hooks, ...config } = options
   const engine = Policy.layer(config).pipe(Layer.provide(ShellParser.layer))
   const dispatcher = Hooks.layer({
-    workspace: config.workspace ?? process.cwd(),
-    ...(config.home === undefined ? {} : { home: config.home }),
+    workspace: config.workspace,
+    home: config.home,
     ...(hooks === undefined ? {} : { extra: hooks }),
     ...(hookTimeout === undefined ? {} : { timeout: hookTimeout })
   })

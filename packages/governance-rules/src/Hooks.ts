@@ -14,7 +14,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
-import * as os from "node:os"
 import * as Evidence from "./Evidence.js"
 import * as Files from "./Files.js"
 import * as Dispatch from "./internal/hooks/dispatch.js"
@@ -329,7 +328,8 @@ export const make = (hooks: ReadonlyArray<Hook>, options: Options = {}) =>
 
 /**
  * The dispatcher with the built-in hooks plus `extra` hooks (run after the built-ins). The
- * built-ins look files up through `files`, else the `Files` service when one is provided, else
+ * built-ins resolve paths against the explicit `workspace` and `home` (the host says where they
+ * are) and look files up through `files`, else the `Files` service when one is provided, else
  * the real filesystem.
  *
  * @since 0.1.0
@@ -338,7 +338,7 @@ export const make = (hooks: ReadonlyArray<Hook>, options: Options = {}) =>
 export const layer = (
   options: {
     readonly workspace: string
-    readonly home?: string
+    readonly home: string
     readonly extra?: ReadonlyArray<Hook>
     readonly timeout?: Duration.DurationInput
     readonly files?: Files.FileView
@@ -351,7 +351,7 @@ export const layer = (
         [
           ...builtins(
             options.workspace,
-            options.home ?? os.homedir(),
+            options.home,
             options.files ?? (provided._tag === "Some" ? provided.value : Files.node)
           ),
           ...(options.extra ?? [])

@@ -19,7 +19,7 @@
  *   const engine = yield* Policy.PolicyEngine
  *   const decision = yield* engine.decide({ tool: "shell", command: "git status && rm -rf ~" })
  *   return decision.decision // "deny", cited by universal rule "universal.rm-home"
- * }).pipe(Effect.provide(Policy.layer({ level: "execute", workspace: process.cwd() }).pipe(Layer.provide(ShellParser.layer))))
+ * }).pipe(Effect.provide(Policy.layer({ level: "execute", workspace: "/srv/app", home: "/home/dev" }).pipe(Layer.provide(ShellParser.layer))))
  * ```
  *
  * @since 0.1.0
@@ -149,9 +149,12 @@ export interface Decision {
  */
 export interface Config {
   readonly level?: Autonomy.Level
-  /** Workspace root (default: the current directory). Symlinks are resolved. */
+  /**
+   * Workspace root (symlinks are resolved). Required by `compile`, `make` and `layer`
+   * (`input-invalid` without it): the host says where it is, the library never guesses it.
+   */
   readonly workspace?: string
-  /** Home directory (default: `os.homedir()`). */
+  /** Home directory: explicit, else the `HOME` value of the host's `ConfigProvider`. */
   readonly home?: string
   /** Project/user rules, in order (last match wins inside the layer). */
   readonly rules?: ReadonlyArray<Rule.Rule>
@@ -178,12 +181,12 @@ export interface Compiled {
 
 /**
  * Compile a configuration (patterns compiled once). Fails with `policy-invalid` on a pattern
- * that cannot be compiled or a duplicate rule id.
+ * that cannot be compiled or a duplicate rule id, and `input-invalid` without a workspace.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const compile = (config: Config = {}): Effect.Effect<Compiled, GovernanceError.GovernanceError> =>
+export const compile = (config: Config): Effect.Effect<Compiled, GovernanceError.GovernanceError> =>
   PolicyCompile.compile(config)
 
 /**
@@ -320,7 +323,13 @@ const makeEngine = (compiled: Compiled, parser: ShellParser["Type"]): Engine => 
     explain: Effect.sync(() => explainCompiled(compiled)),
     forSubagent: Effect.fn("Policy.forSubagent")(function*(extra?: ReadonlyArray<Rule.Rule>) {
       if (extra === undefined || extra.length === 0) return self
-      const narrowing = yield* compile({ rules: extra, level: compiled.level })
+      const narrowing = yield* compile({
+        rules: extra,
+        level: compiled.level,
+        workspace: compiled.workspace,
+        home: compiled.home,
+        files: compiled.files
+      })
       // Only the tightening effects of the extra rules count: allow rules are dropped.
       const tighten = narrowing.layers[2]!.rules.filter((c) => c.rule.effect !== "allow").map((c) => c.rule)
       const child: Compiled = {
@@ -354,5 +363,5 @@ export const make = Effect.fn("Policy.make")(function*(config: Config) {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (config: Config = {}): Layer.Layer<PolicyEngine, GovernanceError.GovernanceError, ShellParser> =>
+export const layer = (config: Config): Layer.Layer<PolicyEngine, GovernanceError.GovernanceError, ShellParser> =>
   Layer.effect(PolicyEngine, make(config))

@@ -12,6 +12,7 @@ describe("Gate", () => {
   it("allows, grants, refuses, denies and fails closed — each verdict with its citation", async () => {
     const asked: Array<string> = []
     const gate = await Gate.open({
+      home: os.homedir(),
       level: "execute",
       workspace: workspace(),
       ask: async (request) => {
@@ -61,7 +62,7 @@ describe("Gate", () => {
   })
 
   it("without an ask function every ask fails closed as unanswered", async () => {
-    const gate = await Gate.open({ workspace: workspace() })
+    const gate = await Gate.open({ workspace: workspace(), home: os.homedir() })
     try {
       const verdict = await gate.authorize({ tool: "shell", command: "git push" })
       assert.strictEqual(verdict.outcome, "unanswered")
@@ -75,6 +76,7 @@ describe("Gate", () => {
   it("rules and a policy file's text are validated and cited by source", async () => {
     const policy = fs.readFileSync(path.join(import.meta.dirname, "fixtures", "policy.json"), "utf8")
     const gate = await Gate.open({
+      home: os.homedir(),
       workspace: workspace(),
       policy: { text: policy, file: "policy.json" },
       rules: [{ id: "no-make", action: "shell", resource: "make *", effect: "deny" }]
@@ -97,7 +99,11 @@ describe("Gate", () => {
   })
 
   it("rejects with the typed error: a malformed call, an invalid rule, a throwing ask", async () => {
-    const invalidRule = await Gate.open({ rules: [{ id: "x", action: "shell", resource: "ls", effect: "maybe" }] })
+    const invalidRule = await Gate.open({
+      workspace: workspace(),
+      home: os.homedir(),
+      rules: [{ id: "x", action: "shell", resource: "ls", effect: "maybe" }]
+    })
       .then(() => null, (error) => error)
     assert.instanceOf(invalidRule, Error)
     assert.instanceOf(invalidRule, GovernanceError.GovernanceError)
@@ -105,6 +111,7 @@ describe("Gate", () => {
     assert.include(invalidRule.message, "options.rules")
 
     const gate = await Gate.open({
+      home: os.homedir(),
       workspace: workspace(),
       ask: () => {
         throw new Error("the prompt window closed")

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Evidence, Files, Governance, GovernanceError, Hooks, Policy, Responder, ShellParser } from "../src/index.js"
 import { decide, Parser, tempWorkspace } from "./helpers.js"
@@ -59,7 +60,9 @@ for (const disk of disks) {
     const { view, ws } = workspace
     const files = Layer.succeed(Files.Files, view)
     const evidence = Evidence.layerMemory
-    const hooks = Hooks.layer({ workspace: ws, extra }).pipe(Layer.provide(Layer.merge(evidence, files)))
+    const hooks = Hooks.layer({ workspace: ws, home: os.homedir(), extra }).pipe(
+      Layer.provide(Layer.merge(evidence, files))
+    )
     const engine = Policy.layer({ level: "execute", workspace: ws }).pipe(
       Layer.provide(Layer.merge(ShellParser.layer, files))
     )
@@ -220,6 +223,7 @@ describe("Governance.layerFrom", () => {
       assert.isTrue(events.every((e) => e.runId === "s1"))
     }).pipe(Effect.provide(
       Governance.layerFrom({
+        home: os.homedir(),
         level: "assist",
         workspace: tempWorkspace(),
         hooks: [{ id: "mine", points: ["pre_tool"], run: (ctx) => Effect.succeed({ point: ctx.point }) }]
@@ -240,6 +244,7 @@ describe("Hooks", () => {
       assert.isDefined(events.find((e) => e.hook === "after"))
     }).pipe(Effect.provide(
       Hooks.layer({
+        home: os.homedir(),
         workspace: tempWorkspace(),
         timeout: "1 second",
         extra: [
@@ -272,6 +277,7 @@ describe("Hooks", () => {
       assert.strictEqual(yield* first.run({ point: "post_tool", call: { tool: "mcp", name: "noop" } }), 1)
     }).pipe(Effect.provide(
       Hooks.layer({
+        home: os.homedir(),
         workspace: tempWorkspace(),
         extra: [
           Hooks.sync({ id: "first", points: ["post_tool"], run: () => 1 }),
@@ -294,7 +300,7 @@ describe("Hooks", () => {
       const events = yield* hooks.fire({ point: "task_completed", touchedFiles: ["a"] })
       assert.deepStrictEqual(events, [])
     }).pipe(Effect.provide(
-      Hooks.layer({ workspace: tempWorkspace() }).pipe(
+      Hooks.layer({ workspace: tempWorkspace(), home: os.homedir() }).pipe(
         Layer.provide(Layer.succeed(
           Evidence.EvidenceLog,
           Evidence.EvidenceLog.of({

@@ -110,6 +110,7 @@ const floor = ManagedRuntime.make(
   Layer.mergeAll(
     EventStore.layerMemory,
     Governance.layerFrom({
+      home: os.homedir(),
       level: "execute",
       workspace,
       rules: [Rule.make({ id: "bench-noop", action: "mcp", resource: "noop", effect: "allow" })]

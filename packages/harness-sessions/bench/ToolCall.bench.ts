@@ -16,7 +16,7 @@ const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "harness
 const rules = [Rule.make({ id: "bench-noop", action: "mcp", resource: "noop", effect: "allow" })]
 
 const runtime = ManagedRuntime.make(
-  Governance.layerFrom({ level: "execute", workspace, rules }).pipe(
+  Governance.layerFrom({ home: os.homedir(), level: "execute", workspace, rules }).pipe(
     Layer.provideMerge(Layer.merge(Responder.layerNone, Evidence.layerMemory)),
     Layer.orDie
   )

@@ -35,7 +35,6 @@ import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as os from "node:os"
 import type * as Budget from "./Budget.js"
 import type * as Checkpoint from "./Checkpoint.js"
 import type * as Event from "./Event.js"
@@ -68,7 +67,11 @@ export interface Options<R = Tools.DefaultRequirements> {
   readonly modelName?: string
   /** Models by route tier; the route reflex picks one for a session's first run. */
   readonly tiers?: Partial<Record<"frontier" | "standard", LanguageModel.Service>>
-  /** The home directory hooks resolve against (default `os.homedir()`). */
+  /**
+   * The home directory the engine and the hooks resolve `~` against: explicit, else the `HOME`
+   * value of the host's `ConfigProvider` (`INVALID_INPUT` when neither says) — the library never
+   * asks the operating system.
+   */
   readonly home?: string
 }
 
@@ -215,6 +218,9 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       ...(typeof options.prompt === "object" && options.prompt !== null ? options.prompt : {})
     })
     const sliceEnv = yield* Config.string("STEWARD_WORK_SLICE").pipe(Config.option, Effect.orElseSucceed(Option.none))
+    const home = options.home ?? (yield* Config.string("HOME").pipe(
+      Effect.mapError(() => invalid("the session needs a home directory (pass `home`, or configure HOME)"))
+    ))
 
     const runner = Runner.make({
       store,
@@ -229,7 +235,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       tools,
       compiler,
       sliceEnv,
-      home: options.home ?? os.homedir(),
+      home,
       modelName: options.modelName ?? "model",
       hooks: options.hooks,
       tiers: options.tiers

@@ -52,7 +52,7 @@ describe("Providers under the run loop", () => {
         const server = yield* Wire.start(script, c.render)
         const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-prov-session-")))
         fs.writeFileSync(path.join(workspace, "notes.txt"), "ship on Friday")
-        const layer = Session.layer({ tools: [Tools.read] }).pipe(
+        const layer = Session.layer({ tools: [Tools.read], home: os.homedir() }).pipe(
           Layer.provideMerge(Layer.mergeAll(EventStore.layerMemory, Providers.layer(c.spec), NodeContext.layer)),
           Layer.provide(NodeHttpClient.layerUndici)
         )
@@ -93,7 +93,7 @@ describe("Providers under the run loop: the compiled prompt", () => {
       return yield* sessions.run(id, "Say hello")
     }).pipe(
       Effect.provide(
-        Session.layer({ tools: [Tools.read] }).pipe(
+        Session.layer({ tools: [Tools.read], home: os.homedir() }).pipe(
           Layer.provideMerge(Layer.mergeAll(EventStore.layerMemory, Providers.layer(c.spec), NodeContext.layer)),
           Layer.provide(NodeHttpClient.layerUndici)
         )

@@ -5,7 +5,6 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as os from "node:os"
 import * as Autonomy from "../../Autonomy.js"
 import * as Files from "../../Files.js"
 import * as GovernanceError from "../../GovernanceError.js"
@@ -13,9 +12,13 @@ import type { Compiled, Config, Explanation } from "../../Policy.js"
 import * as Analyze from "../analyze/index.js"
 import * as Evaluate from "../evaluate.js"
 import * as Paths from "../paths.js"
+import * as Host from "./host.js"
 
 /** @internal */
 export const compile = (config: Config): Effect.Effect<Compiled, GovernanceError.GovernanceError> =>
+  Effect.flatMap(Host.homeOf(config.home), (home) => compileWith(config, home))
+
+const compileWith = (config: Config, home: string): Effect.Effect<Compiled, GovernanceError.GovernanceError> =>
   Effect.suspend(() => {
     const rules = config.rules ?? []
     const seen = new Set<string>()
@@ -53,13 +56,15 @@ export const compile = (config: Config): Effect.Effect<Compiled, GovernanceError
         )
       }
     }
+    // the workspace is the host's to say: a library does not guess it from the current directory
+    if (config.workspace === undefined) return Effect.fail(Host.missingWorkspace)
     const level = config.level ?? Autonomy.defaultLevel
     const files = config.files ?? Files.node
     return Effect.succeed<Compiled>({
       level,
       files,
-      workspace: Paths.realDirectory(config.workspace ?? process.cwd(), files),
-      home: Paths.realDirectory(config.home ?? os.homedir(), files),
+      workspace: Paths.realDirectory(config.workspace, files),
+      home: Paths.realDirectory(home, files),
       layers: [
         Evaluate.compileLayer("universal", Autonomy.universalRules, true),
         Evaluate.compileLayer("level", Autonomy.baselineRules(level), false),
