@@ -196,6 +196,14 @@ export const rememberScope = (action: string, resource: string): string =>
 
 const invalid = (message: string) => new HarnessError({ code: "INVALID_INPUT", message })
 
+// The home is the host's to say: the option, else its configured HOME — never the OS's guess.
+const homeOf = (explicit: string | undefined): Effect.Effect<string, HarnessError> =>
+  explicit !== undefined
+    ? Effect.succeed(explicit)
+    : Config.string("HOME").pipe(
+      Effect.mapError(() => invalid("the session needs a home directory (pass `home`, or configure HOME)"))
+    )
+
 /**
  * Build the service.
  *
@@ -218,9 +226,6 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       ...(typeof options.prompt === "object" && options.prompt !== null ? options.prompt : {})
     })
     const sliceEnv = yield* Config.string("STEWARD_WORK_SLICE").pipe(Config.option, Effect.orElseSucceed(Option.none))
-    const home = options.home ?? (yield* Config.string("HOME").pipe(
-      Effect.mapError(() => invalid("the session needs a home directory (pass `home`, or configure HOME)"))
-    ))
 
     const runner = Runner.make({
       store,
@@ -235,7 +240,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       tools,
       compiler,
       sliceEnv,
-      home,
+      home: yield* homeOf(options.home),
       modelName: options.modelName ?? "model",
       hooks: options.hooks,
       tiers: options.tiers
