@@ -62,6 +62,52 @@ describe("progress and colour follow the terminal", () => {
     assert.notInclude(json.stdout, "reflex import route:")
   }, 240_000)
 
+  it("audit export-state shows a progress line on a terminal and erases it; nothing when piped or --json", async () => {
+    const project = tempDir()
+    const init = await collect(piped(["audit", "--project", project, "init"]))
+    assert.strictEqual(init.code, 0, init.stderr)
+    const out = path.join(project, "state.json")
+    const args = [
+      "audit",
+      "--project",
+      project,
+      "export-state",
+      out,
+      "--events-out",
+      path.join(project, "events.jsonl")
+    ]
+    const tty = await underPty(args)
+    assert.strictEqual(tty.code, 0, tty.stdout)
+    assert.include(tty.stdout, "audit export-state: reading the state")
+    assert.include(tty.stdout, `audit export-state: writing ${out} (`)
+    assert.include(tty.stdout, "\r\u001b[2K")
+    assert.include(tty.stdout, `wrote ${out}`)
+    const pipe = await collect(piped(args))
+    assert.strictEqual(pipe.code, 0, pipe.stderr)
+    assert.strictEqual(pipe.stderr, "")
+    assert.notInclude(pipe.stdout, "audit export-state:")
+    const json = await underPty([...args, "--json"])
+    assert.strictEqual(json.code, 0, json.stdout)
+    assert.notInclude(json.stdout, "audit export-state:")
+  }, 240_000)
+
+  it("reflex train shows each fit and certification on a terminal; nothing when piped or --json", async () => {
+    const state = tempDir()
+    const args = ["reflex", "train", "settle", "--state-dir", state]
+    const tty = await underPty(args)
+    assert.strictEqual(tty.code, 0, tty.stdout)
+    assert.match(tty.stdout, /reflex train: settle: fitting \w+ from 0 label\(s\) \(step 1 of \d+\)/)
+    assert.include(tty.stdout, "reflex train: settle: certifying")
+    assert.include(tty.stdout, "\r\u001b[2K")
+    const pipe = await collect(piped(args))
+    assert.strictEqual(pipe.code, 0, pipe.stderr)
+    assert.strictEqual(pipe.stderr, "")
+    assert.notInclude(pipe.stdout, "reflex train:")
+    const json = await underPty([...args, "--json"])
+    assert.strictEqual(json.code, 0, json.stdout)
+    assert.notInclude(json.stdout, "reflex train:")
+  }, 240_000)
+
   it("help is bold on a terminal, plain with NO_COLOR and when piped", async () => {
     const tty = await underPty(["algal", "--help"])
     assert.include(tty.stdout, "\u001b[1mUsage:")

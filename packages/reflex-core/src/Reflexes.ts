@@ -29,6 +29,7 @@ import type { InputOf, ReflexDefinition } from "./Reflex.js"
 import type * as ReflexConfig from "./ReflexConfig.js"
 import type * as ReflexError from "./ReflexError.js"
 import type { ReflexLedger } from "./ReflexLedger.js"
+import type { TrainOptions } from "./TrainProgress.js"
 
 /**
  * Options of one decision.
@@ -334,7 +335,8 @@ export class Reflexes extends Context.Tag("@steward/reflex-core/Reflexes")<Refle
     observation: string,
     labels: ReadonlyArray<Labels.HeadLabel>
   ) => Effect.Effect<ReplyResult, ReflexError.ReflexError>
-  readonly train: (reflex: string) => Effect.Effect<TrainReport, ReflexError.ReflexError>
+  /** Fit, decide promotion and certify now; `onProgress` hears each step as it starts. */
+  readonly train: (reflex: string, options?: TrainOptions) => Effect.Effect<TrainReport, ReflexError.ReflexError>
   readonly rollback: (reflex: string, version: number) => Effect.Effect<number, ReflexError.ReflexError>
   readonly replay: (observation: string) => Effect.Effect<ReplayResult, ReflexError.ReflexError>
   readonly importHistory: (

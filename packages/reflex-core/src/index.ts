@@ -106,3 +106,10 @@ export * as ReflexLedger from "./ReflexLedger.js"
  * @since 0.1.0
  */
 export * as Reflexes from "./Reflexes.js"
+
+/**
+ * What a training pass reports as it runs (a host's progress line).
+ *
+ * @since 0.1.0
+ */
+export * as TrainProgress from "./TrainProgress.js"

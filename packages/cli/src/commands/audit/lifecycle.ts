@@ -15,6 +15,7 @@ import * as AuditDatabase from "../../AuditDatabase.js"
 import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
+import * as Progress from "../../Progress.js"
 import { common, opt, resolveProject } from "./options.js"
 import { renderAndMark, toCli, withStore } from "./store.js"
 
@@ -124,6 +125,8 @@ export const importState = Command.make(
     })
 ).pipe(Command.withDescription("Import xcheck's state.json (and events.jsonl) into an empty project"))
 
+const bytes = (text: string): string => `${Buffer.byteLength(text).toLocaleString("en-US")} bytes`
+
 export const exportState = Command.make(
   "export-state",
   {
@@ -140,12 +143,26 @@ export const exportState = Command.make(
       const fs = yield* FileSystem.FileSystem
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
-          const text = yield* store.exportState
           const write = (f: string, content: string) =>
             fs.writeFileString(f, content).pipe(Effect.mapError((e) => AuditError.make("io", `${f}: ${e.message}`)))
-          if (Option.isSome(eventsOut)) yield* write(eventsOut.value, yield* store.exportEvents)
+          // a progress line on a terminal while a large export is read and written (erased after)
+          const text = yield* Progress.around(json, "audit export-state", (progress) =>
+            Effect.gen(function*() {
+              yield* progress.stage("reading the state")
+              const text = yield* store.exportState
+              if (Option.isSome(eventsOut)) {
+                yield* progress.stage("reading the event log")
+                const events = yield* store.exportEvents
+                yield* progress.stage(`writing ${eventsOut.value} (${bytes(events)})`)
+                yield* write(eventsOut.value, events)
+              }
+              if (Option.isSome(file)) {
+                yield* progress.stage(`writing ${file.value} (${bytes(text)})`)
+                yield* write(file.value, text)
+              }
+              return text
+            }))
           if (Option.isSome(file)) {
-            yield* write(file.value, text)
             yield* Output.result(
               json,
               { file: file.value, bytes: Buffer.byteLength(text) },

@@ -4,12 +4,12 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import type * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { NegativeResult } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
 import * as Output from "../../Output.js"
+import * as Progress from "../../Progress.js"
 import { names, reflexArg, run } from "./engine.js"
 import * as Inputs from "./inputs.js"
 import * as Render from "./render.js"
@@ -58,8 +58,17 @@ export const trainCommand = Command.make(
   ({ json, reflex, stateDir }) =>
     run(stateDir, (reflexes) =>
       Effect.gen(function*() {
-        const reports: Array<Reflexes.TrainReport> = []
-        for (const name of Option.isSome(reflex) ? [reflex.value] : names) reports.push(yield* reflexes.train(name))
+        // a progress line on a terminal: each fit and certification as it starts (erased after)
+        const reports = yield* Progress.around(json, "reflex train", (progress) =>
+          Effect.forEach(Option.isSome(reflex) ? [reflex.value] : names, (name) =>
+            reflexes.train(name, {
+              onProgress: (p) =>
+                progress.stage(
+                  `${p.reflex}: ${p.stage === "fit" ? "fitting" : "certifying"} ${p.head} from ${
+                    p.labels.toLocaleString("en-US")
+                  } label(s) (step ${p.step} of ${p.steps})`
+                )
+            })))
         yield* Output.result(
           json,
           Option.isSome(reflex) ? reports[0] : reports,

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Learning from "../../Learning.js"
 import * as Params from "../../Params.js"
 import type { CertificateView, HeadTraining, ImportReport, TrainReport } from "../../Reflexes.js"
+import type { TrainOptions, TrainProgress } from "../../TrainProgress.js"
 import { type EngineContext, type Loaded, view } from "./context.js"
 
 /** Shared replays by head: the examples, and the replay or fits already made over them. @internal */
@@ -51,13 +52,19 @@ export const summary = (
     }
 
 /** Certify every certifiable head and store the certificates. @internal */
-export const certifyAll = (ctx: EngineContext, l: Loaded, replays: SharedReplays = {}) =>
+export const certifyAll = (
+  ctx: EngineContext,
+  l: Loaded,
+  replays: SharedReplays = {},
+  report: (head: string, labels: number) => Effect.Effect<void> = () => Effect.void
+) =>
   Effect.gen(function*() {
     const out: Array<CertificateView> = []
     const now = yield* Clock.currentTimeMillis
     for (const [head, spec] of Object.entries(l.definition.certification)) {
       const shared = replays[head]
       const examples = shared?.examples ?? (yield* ctx.ledger.examples(l.definition.name, head, Learning.MAX_EXAMPLES))
+      yield* report(head, examples.length)
       const previous = yield* ctx.certificateOf(l.definition.name, head)
       const certificate = Learning.certify({
         head,
@@ -152,9 +159,16 @@ const forwardHead = (
 
 /** @internal */
 export const train = (ctx: EngineContext) =>
-  Effect.fn("Reflexes.train")(function*(reflex: string) {
+  Effect.fn("Reflexes.train")(function*(reflex: string, options: TrainOptions = {}) {
     const l = yield* ctx.loaded(reflex)
     const definition = l.definition
+    // progress: one step per head fitted, then one per head certified
+    const steps = definition.heads.length + Object.keys(definition.certification).length
+    let step = 0
+    const progress = (stage: TrainProgress["stage"], head: string, labels: number) =>
+      options.onProgress === undefined
+        ? Effect.void
+        : Effect.suspend(() => options.onProgress!({ reflex, stage, head, labels, step: ++step, steps }))
     const active = yield* ctx.activeParams(definition)
     const now = yield* Clock.currentTimeMillis
     const heads: Array<HeadTraining> = []
@@ -165,6 +179,7 @@ export const train = (ctx: EngineContext) =>
       const prior = definition.prior.heads[head]!
       const current = active.heads[head]!
       const examples = yield* ctx.ledger.examples(reflex, head, Learning.MAX_EXAMPLES)
+      yield* progress("fit", head, examples.length)
       const positives = examples.filter((e) => e.label).length
       trainedOn = Math.max(trainedOn, examples.length)
       const base = { head, labels: examples.length, positives }
@@ -201,7 +216,7 @@ export const train = (ctx: EngineContext) =>
           evidence
         }))
     }
-    const certificates = yield* certifyAll(ctx, l)
+    const certificates = yield* certifyAll(ctx, l, {}, (head, labels) => progress("certify", head, labels))
     const report: TrainReport = {
       reflex,
       strategy: ctx.config.promotion,
