@@ -120,6 +120,25 @@ describe("steward reflex: hostile files around imports and programs", () => {
       assert.strictEqual(yield* observed(state), 0)
     }))
 
+  it.live("an oversized or a missing import file is refused by BoundedFile, naming the file and the limit", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const big = path.join(state, "big.jsonl")
+      // sparse: nothing is allocated unless someone reads it
+      fs.closeSync(fs.openSync(big, "w"))
+      fs.truncateSync(big, 65 * 1024 * 1024)
+      const tooBig = yield* runCli(["reflex", "import", "settle", big, "--json", "--state-dir", state])
+      assert.strictEqual(tooBig.exitCode, 2)
+      assert.strictEqual(tooBig.errorJson().error.code, "limit")
+      assert.include(tooBig.errorJson().error.message, `${big}: 65 MiB is larger than the limit of 64 MiB`)
+      const missing = path.join(state, "missing.jsonl")
+      const absent = yield* runCli(["reflex", "import", "settle", missing, "--json", "--state-dir", state])
+      assert.strictEqual(absent.exitCode, 2)
+      assert.strictEqual(absent.errorJson().error.code, "not-found")
+      assert.include(absent.errorJson().error.message, `${missing}: no such file`)
+      assert.strictEqual(yield* observed(state), 0)
+    }))
+
   it.live("an organism that repeats a key is rejected by check, and as a custom program", () =>
     Effect.gen(function*() {
       const state = tempDir()

@@ -91,11 +91,8 @@ export const readText = (file: string, max: number) =>
 export const readImport = (file: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })))
-    if (info.type !== "File") return yield* cannotRun("io", `${file}: not a regular file`, { file })
-    if (Number(info.size) > maxImportBytes) {
-      return yield* cannotRun("invalid-input", `${file}: larger than ${maxImportBytes} bytes`, { file })
-    }
+    // kind and size first, as every file the CLI reads (a FIFO or device refused unopened)
+    yield* BoundedFile.check(file, { maxBytes: maxImportBytes }).pipe(Effect.mapError((e) => BoundedFile.toFailure(e)))
     const chunks: Array<Uint8Array> = []
     let line = 1
     let run = 0
