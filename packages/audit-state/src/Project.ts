@@ -9,12 +9,12 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as AuditError from "./AuditError.js"
 import type * as Decision from "./Decision.js"
 import * as Config from "./internal/project/config.js"
 import * as Files from "./internal/project/files.js"
+import * as Scope from "./internal/project/scope.js"
 import * as Subject from "./internal/project/subject.js"
 import * as ViewCheck from "./internal/project/viewCheck.js"
 import * as State from "./State.js"
@@ -78,22 +78,6 @@ const inside = (audit: string, rel: string): string | undefined => {
 
 const STORE_FILES = ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "state.sqlite-journal", ".lock"]
 
-/** The real path of `file`: the deepest existing ancestor resolved, the rest appended. */
-const realish = (file: string): string => {
-  const rest: Array<string> = []
-  let at = file
-  while (true) {
-    try {
-      return nodePath.join(fs.realpathSync(at), ...rest.reverse())
-    } catch {
-      const parent = nodePath.dirname(at)
-      if (parent === at) return file
-      rest.push(nodePath.basename(at))
-      at = parent
-    }
-  }
-}
-
 /**
  * Why a path a verb reads or writes on a user's behalf (a body, a report) is not one it may use,
  * or `undefined`: it must be a relative path inside `audit/`, must not name the store's own files
@@ -112,8 +96,8 @@ export const userPathIssue = (p: ProjectPaths, rel: string, what: string): strin
   if (owned(full, p.audit)) {
     return `${what} '${rel}' names ${full}, a file the audit store owns (its database, WAL, journal or lock); a store file is never a user path`
   }
-  const root = realish(p.audit)
-  const real = realish(full)
+  const root = Files.realish(p.audit)
+  const real = Files.realish(full)
   if (!real.startsWith(root + nodePath.sep)) {
     return `${what} '${rel}' resolves through a symlink to ${real}, outside ${p.audit}; a path the store reads or writes stays inside it`
   }
@@ -221,6 +205,17 @@ export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(
   }
   return seen
 })
+
+/**
+ * The records whose views `next` checks for drift, beside `LEDGER.md` (ADR 0134): those its
+ * decision names — the records it hands to a session or a person — and the members of the class
+ * findings among them. Pass them as `only` to {@link refuseOnDrift}.
+ *
+ * @since 0.3.0
+ * @category drift
+ */
+export const decisionRecords: (doc: State.StateDoc, decision: Decision.Decision) => ReadonlySet<string> =
+  Scope.decisionRecords
 
 /**
  * The ids of the records whose row differs between two documents (committed rows are frozen and

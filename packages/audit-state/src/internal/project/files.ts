@@ -120,3 +120,19 @@ export const writeView = (file: string, content: string, nowMs: number): string 
  * far enough in the past that an edit would stamp a different one.
  */
 export const settled = (mtimeMs: number, nowMs: number): boolean => nowMs - mtimeMs >= BACKDATE_MS
+
+/** The real path of `file`: the deepest existing ancestor resolved, the rest appended. */
+export const realish = (file: string): string => {
+  const rest: Array<string> = []
+  let at = file
+  while (true) {
+    try {
+      return nodePath.join(fs.realpathSync(at), ...rest.reverse())
+    } catch {
+      const parent = nodePath.dirname(at)
+      if (parent === at) return file
+      rest.push(nodePath.basename(at))
+      at = parent
+    }
+  }
+}

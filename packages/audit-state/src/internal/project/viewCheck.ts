@@ -31,7 +31,12 @@ export interface CheckOptions {
   readonly ledgerBanner?: ReadonlyArray<string> | undefined
 }
 
+/** A plain relative path: no `.`/`..` segment, no empty segment, no backslash, not absolute. */
+const PLAIN = /^(?!\/)(?!.*\/\/)(?!(?:.*\/)?\.\.?(?:\/|$))[^\\]+(?<!\/)$/
+
 const inside = (audit: string, rel: string): string | undefined => {
+  // a plain path joins by hand (10,000 views: path.resolve per view was a measurable share)
+  if (nodePath.sep === "/" && PLAIN.test(rel)) return audit + "/" + rel
   const full = nodePath.resolve(audit, rel)
   return full.startsWith(audit + nodePath.sep) ? full : undefined
 }

@@ -13,7 +13,16 @@ import * as Effect from "effect/Effect"
 import * as AuditError from "../../AuditError.js"
 import * as State from "../../State.js"
 import { type Backend, staleViews, type Tx } from "./backend.js"
-import { assembleDoc, changedRows, chunks, decodeKeyRows, type HeadRow, headTexts, type RecordRow } from "./sqlRows.js"
+import {
+  assembleDoc,
+  assembleSealed,
+  changedRows,
+  chunks,
+  decodeKeyRows,
+  type HeadRow,
+  headTexts,
+  type RecordRow
+} from "./sqlRows.js"
 import { runMigrations } from "./sqlSchema.js"
 
 export { migrations } from "./sqlSchema.js"
@@ -35,6 +44,14 @@ const documentQueries = (sql: SqlClient.SqlClient): Pick<Tx, "marker" | "loadDoc
     Effect.gen(function*() {
       const heads = yield* wrap("read", sql<HeadRow>`SELECT present, doc FROM audit_state_head WHERE id = 1`)
       if (heads[0] === undefined) return undefined
+      if (trusted) {
+        // bare value rows, parsed one collection at a time (ADR 0134)
+        const rows = yield* wrap(
+          "read",
+          sql`SELECT collection, doc FROM audit_state_rows ORDER BY collection, pos`.values
+        )
+        return yield* assembleSealed(heads[0], rows as ReadonlyArray<readonly [string, string]>)
+      }
       const rows = yield* wrap(
         "read",
         sql<RecordRow>`SELECT collection, pos, doc FROM audit_state_rows ORDER BY collection, pos`
@@ -115,12 +132,30 @@ const sealQueries = (sql: SqlClient.SqlClient): Pick<Tx, "sealed" | "seal"> => (
     )
 })
 
+/**
+ * Every view mark as one JSON array of `[path, mark]` pairs (ADR 0134): one row to read and one
+ * native parse instead of one row object per view. The PostgreSQL driver hands `json` back
+ * parsed; SQLite hands back its text.
+ */
+const allMarks = (sql: SqlClient.SqlClient) =>
+  wrap(
+    "read",
+    sql.onDialectOrElse({
+      pg: () =>
+        sql<{ marks: unknown }>`SELECT json_agg(json_build_array(path, mark)) AS marks FROM audit_state_view_marks`,
+      orElse: () =>
+        sql<{ marks: unknown }>`SELECT json_group_array(json_array(path, mark)) AS marks FROM audit_state_view_marks`
+    })
+  ).pipe(Effect.map((rows): ReadonlyMap<string, string> => {
+    const v = rows[0]?.marks
+    const pairs = typeof v === "string" ? JSON.parse(v) : v
+    return new Map(Array.isArray(pairs) ? pairs as ReadonlyArray<readonly [string, string]> : [])
+  }))
+
 /** The view marks (ADR 0115). */
 const markQueries = (sql: SqlClient.SqlClient): Pick<Tx, "viewMarks" | "putViewMarks"> => ({
   viewMarks: (paths) =>
-    (paths === undefined
-      ? wrap("read", sql<{ path: string; mark: string }>`SELECT path, mark FROM audit_state_view_marks`)
-      : paths.length === 0
+    paths === undefined ? allMarks(sql) : (paths.length === 0
       ? Effect.succeed([])
       : Effect.map(
         Effect.forEach(chunks(paths), (some) =>

@@ -28,6 +28,23 @@ export const statusPayload = (p: Project.ProjectPaths, store: AuditStore.AuditSt
     return { doc, decision, status: Metrics.status(doc, decision, p.project, yield* today) }
   })
 
+/**
+ * `next`'s decision, with the drift check over `LEDGER.md` and the views of the records the
+ * decision names (ADR 0134): one file per record of the audit is not what `next` touches.
+ */
+const nextDecision = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
+  Effect.gen(function*() {
+    const doc = yield* store.load
+    const config = yield* Project.readConfig(p)
+    const history = config.embargo === true ? yield* store.embargoHistory : []
+    const decision = Decision.stateAndDecision(doc, config, history)
+    const named = Project.decisionRecords(doc, decision)
+    const keys = ["LEDGER.md", ...State.records(doc).filter((r) => named.has(r.id)).map((r) => r.body_path)]
+    const seen = yield* Project.refuseOnDrift(p, doc, named, yield* store.viewMarks(keys))
+    yield* store.markViews(doc.state_revision, seen)
+    return { doc, decision }
+  })
+
 const metricsPayload = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape, doc: State.StateDoc) =>
   Effect.map(store.events, (events) => Metrics.metrics(doc, events, p.project))
 
@@ -87,7 +104,7 @@ export const next = Command.make(
       const p = yield* resolveProject(project)
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
-          const { decision, doc } = yield* statusPayload(p, store)
+          const { decision, doc } = yield* nextDecision(p, store)
           const rc = Decision.roleAndCharter(decision)
           const isGate = !decision.kind.startsWith("run-")
           // a gate is recorded either way (xcheck's `next --dry-run` appends gate_reached too)
