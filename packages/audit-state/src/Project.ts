@@ -36,6 +36,8 @@ export interface ProjectPaths {
   readonly conf: string
   /** The host's `LEDGER.md` banner (default: xcheck's, {@link Views.LEDGER_BANNER}). */
   readonly ledgerBanner?: ReadonlyArray<string> | undefined
+  /** The host's frontmatter banner (default: xcheck's, {@link Views.FRONTMATTER_BANNER}). */
+  readonly frontmatterBanner?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -46,7 +48,10 @@ export interface ProjectPaths {
  */
 export const paths = (
   project: string,
-  options: { readonly ledgerBanner?: ReadonlyArray<string> | undefined } = {}
+  options: {
+    readonly ledgerBanner?: ReadonlyArray<string> | undefined
+    readonly frontmatterBanner?: ReadonlyArray<string> | undefined
+  } = {}
 ): ProjectPaths => {
   const root = nodePath.resolve(project)
   const audit = nodePath.join(root, "audit")
@@ -56,7 +61,8 @@ export const paths = (
     database: nodePath.join(audit, "state.sqlite"),
     ledger: nodePath.join(audit, "LEDGER.md"),
     conf: nodePath.join(audit, "orchestrator.conf"),
-    ...(options.ledgerBanner === undefined ? {} : { ledgerBanner: options.ledgerBanner })
+    ...(options.ledgerBanner === undefined ? {} : { ledgerBanner: options.ledgerBanner }),
+    ...(options.frontmatterBanner === undefined ? {} : { frontmatterBanner: options.frontmatterBanner })
   }
 }
 
@@ -164,7 +170,8 @@ export const checkViews = (
       const checked = ViewCheck.checkViews(p.audit, doc, State.records(doc), {
         ...options,
         nowMs,
-        ledgerBanner: p.ledgerBanner
+        ledgerBanner: p.ledgerBanner,
+        frontmatterBanner: p.frontmatterBanner
       })
       return checked.refused !== undefined
         ? Effect.fail(AuditError.make("io", checked.refused))
@@ -270,7 +277,9 @@ export const renderViews = Effect.fn("Project.renderViews")(function*(
         const current = Files.readText(file)
         if (current._tag === "refused") throw new Refused(current.message)
         const text = current._tag === "text" ? current.text : undefined
-        const content = r === undefined ? Views.renderLedger(doc, p.ledgerBanner) : Views.applyFrontmatter(text, r)
+        const content = r === undefined
+          ? Views.renderLedger(doc, p.ledgerBanner)
+          : Views.applyFrontmatter(text, r, p.frontmatterBanner)
         if (text === content) {
           const fp = Files.fingerprint(file)
           if (fp !== undefined && Files.settled(fp.mtimeMs, nowMs)) marks.push([key, fp.mark])

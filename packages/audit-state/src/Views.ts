@@ -77,17 +77,27 @@ const yamlValue = (v: unknown): string =>
     : String(v).replace(/\r?\n/g, " ")
 
 /**
- * The frontmatter block of one record (`---` … `---`, with a trailing newline).
+ * The frontmatter block's banner: xcheck's two comment lines naming `state.json`. A host that
+ * keeps its state elsewhere passes its own (each line a `#` comment; keep two lines so drift line
+ * numbers match xcheck's).
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const FRONTMATTER_BANNER: ReadonlyArray<string> = [
+  "# GENERATED FROM audit/state.json — DO NOT EDIT THIS BLOCK",
+  "# an edit here is refused as drift; change state with an xcheck write verb"
+]
+
+/**
+ * The frontmatter block of one record (`---` … `---`, with a trailing newline). `banner`
+ * replaces xcheck's comment lines ({@link FRONTMATTER_BANNER}).
  *
  * @since 0.1.0
  * @category rendering
  */
-export const renderFrontmatter = (r: State.Finding): string => {
-  const lines = [
-    "---",
-    "# GENERATED FROM audit/state.json — DO NOT EDIT THIS BLOCK",
-    "# an edit here is refused as drift; change state with an xcheck write verb"
-  ]
+export const renderFrontmatter = (r: State.Finding, banner: ReadonlyArray<string> = FRONTMATTER_BANNER): string => {
+  const lines = ["---", ...banner]
   for (const [name, key, nullable] of FRONTMATTER_FIELDS) {
     const v = r[key]
     if (v === undefined || v === null) {
@@ -118,14 +128,19 @@ export const splitBlock = (text: string): { readonly block: string | undefined; 
 
 /**
  * Write a record's block into its body text: replaces the leading block or prepends one; the
- * body below is preserved byte for byte, with a leading newline ensured.
+ * body below is preserved byte for byte, with a leading newline ensured. `banner` as in
+ * {@link renderFrontmatter}.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const applyFrontmatter = (text: string | undefined, r: State.Finding): string => {
+export const applyFrontmatter = (
+  text: string | undefined,
+  r: State.Finding,
+  banner: ReadonlyArray<string> = FRONTMATTER_BANNER
+): string => {
   const { body } = splitBlock(text ?? "")
-  return renderFrontmatter(r) + (body.startsWith("\n") ? body : "\n" + body)
+  return renderFrontmatter(r, banner) + (body.startsWith("\n") ? body : "\n" + body)
 }
 
 /**

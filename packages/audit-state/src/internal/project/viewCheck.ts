@@ -29,6 +29,8 @@ export interface CheckOptions {
   readonly nowMs: number
   /** The host's `LEDGER.md` banner (default: xcheck's). */
   readonly ledgerBanner?: ReadonlyArray<string> | undefined
+  /** The host's frontmatter banner (default: xcheck's). */
+  readonly frontmatterBanner?: ReadonlyArray<string> | undefined
 }
 
 /** A plain relative path: no `.`/`..` segment, no empty segment, no backslash, not absolute. */
@@ -79,7 +81,13 @@ export const checkViews = (
     if (options.only !== undefined && !options.only.has(r.id)) continue
     const file = inside(audit, r.body_path)
     if (file === undefined) continue
-    check(r.body_path, file, r.body_path, (t) => Views.splitBlock(t).block ?? "", () => Views.renderFrontmatter(r))
+    check(
+      r.body_path,
+      file,
+      r.body_path,
+      (t) => Views.splitBlock(t).block ?? "",
+      () => Views.renderFrontmatter(r, options.frontmatterBanner)
+    )
   }
   return { drifts, marks, refused }
 }
