@@ -48,10 +48,7 @@ export interface ProjectPaths {
  */
 export const paths = (
   project: string,
-  options: {
-    readonly ledgerBanner?: ReadonlyArray<string> | undefined
-    readonly frontmatterBanner?: ReadonlyArray<string> | undefined
-  } = {}
+  options: Pick<ProjectPaths, "ledgerBanner" | "frontmatterBanner"> = {}
 ): ProjectPaths => {
   const root = nodePath.resolve(project)
   const audit = nodePath.join(root, "audit")
