@@ -45,6 +45,21 @@ export const AuditErrorCode = Schema.Literal(
 export type AuditErrorCode = typeof AuditErrorCode.Type
 
 /**
+ * A verb a refusal points to (`record-ruling F-0001 --norm …`): the library names the verb and its
+ * arguments, a host names its own program (ADR 0135).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const Hint = Schema.Struct({ verb: Schema.String, args: Schema.Array(Schema.String) })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Hint = typeof Hint.Type
+
+/**
  * The typed failure of every audit-state operation.
  *
  * @since 0.1.0
@@ -53,8 +68,32 @@ export type AuditErrorCode = typeof AuditErrorCode.Type
 export class AuditError extends Schema.TaggedError<AuditError>()("AuditError", {
   code: AuditErrorCode,
   message: Schema.String,
-  details: Schema.optional(Schema.Unknown)
+  details: Schema.optional(Schema.Unknown),
+  /** The verbs a refusal points to, as data; the message names each as {@link command} does. */
+  hints: Schema.optional(Schema.Array(Hint))
 }) {}
+
+/**
+ * How a message names a hinted verb: the verb and its arguments in backticks, without a program.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const command = (hint: Hint): string => "`" + [hint.verb, ...hint.args].join(" ") + "`"
+
+/**
+ * The message with every hinted verb named as `program` runs it (`steward audit record-ruling …`).
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const renderHints = (error: AuditError, program: string): string => {
+  let out = error.message
+  for (const h of error.hints ?? []) {
+    out = out.split(command(h)).join(command({ verb: `${program} ${h.verb}`, args: h.args }))
+  }
+  return out
+}
 
 /**
  * Shorthand constructor.
@@ -62,5 +101,15 @@ export class AuditError extends Schema.TaggedError<AuditError>()("AuditError", {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (code: AuditErrorCode, message: string, details?: unknown): AuditError =>
-  new AuditError(details === undefined ? { code, message } : { code, message, details })
+export const make = (
+  code: AuditErrorCode,
+  message: string,
+  details?: unknown,
+  hints?: ReadonlyArray<Hint>
+): AuditError =>
+  new AuditError({
+    code,
+    message,
+    ...(details === undefined ? {} : { details }),
+    ...(hints === undefined || hints.length === 0 ? {} : { hints })
+  })

@@ -205,7 +205,7 @@ export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(
 ) {
   const { drifts, marks: seen } = yield* checkViews(p, doc, { only, marks })
   if (drifts.length > 0) {
-    return yield* Effect.fail(AuditError.make("drift", Views.driftMessage(drifts), { drifts }))
+    return yield* Effect.fail(AuditError.make("drift", Views.driftMessage(drifts), { drifts }, [Views.RENDER_VIEWS]))
   }
   return seen
 })

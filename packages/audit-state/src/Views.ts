@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as AuditError from "./AuditError.js"
 import * as State from "./State.js"
 
 /**
@@ -179,6 +180,14 @@ export const compare = (file: string, actual: string | undefined, expected: stri
 }
 
 /**
+ * The verb that repairs drift: the hint a drift refusal carries (ADR 0135).
+ *
+ * @since 0.3.0
+ * @category drift
+ */
+export const RENDER_VIEWS: AuditError.Hint = { verb: "render-views", args: [] }
+
+/**
  * The drift message every consumer refuses with.
  *
  * @since 0.1.0
@@ -191,4 +200,6 @@ export const driftMessage = (drifts: ReadonlyArray<Drift>): string =>
         ? `  - ${d.file} — the file is missing`
         : `  - ${d.file}:${d.line} — the file says '${d.found}', state.json says '${d.expected}'`
     ).join("\n")
-  }\nViews are never read back as authority: re-render them with \`steward audit render-views\` (xcheck render-views), or change the state through a write verb.`
+  }\nViews are never read back as authority: re-render them with ${
+    AuditError.command(RENDER_VIEWS)
+  } (xcheck render-views), or change the state through a write verb.`

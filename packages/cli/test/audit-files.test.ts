@@ -150,3 +150,22 @@ describe("steward audit: view marks never hide drift (ADR 0115)", () => {
       assert.include(next.stderr, "LEDGER.md:")
     }))
 })
+
+describe("steward audit: refusal hints render as this CLI's commands (ADR 0135)", () => {
+  it.live("a refusal's hinted verb is named `steward audit …`, from the library's structured hint", () =>
+    Effect.gen(function*() {
+      const project = yield* setup
+      const unknown = yield* audit(project, "amend-pass", "P-09", "--charter", "x")
+      assert.strictEqual(unknown.exitCode, 1)
+      assert.include(unknown.errorJson().error.message, "add it with `steward audit queue-pass`")
+      const done = yield* audit(project, "amend-pass", "P-01", "--charter", "x")
+      assert.include(done.errorJson().error.message, "queue a new pass with `steward audit queue-pass`")
+      const ledger = path.join(project, "audit/LEDGER.md")
+      fs.writeFileSync(ledger, fs.readFileSync(ledger, "utf8").replace("| F-0001 |", "| F-0001 | EDITED"))
+      const drift = yield* audit(project, "status")
+      assert.include(
+        drift.errorJson().error.message,
+        "re-render them with `steward audit render-views` (xcheck render-views)"
+      )
+    }))
+})

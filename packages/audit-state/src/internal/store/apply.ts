@@ -70,7 +70,7 @@ const applyIn = (
       ))
     }
     const out = Verbs.apply(snap.doc, request, { today, subject: options.subject, policy: options.policy })
-    if (Verbs.isRefusal(out)) return yield* refused(AuditError.make(out.code, out.message))
+    if (Verbs.isRefusal(out)) return yield* refused(AuditError.make(out.code, out.message, undefined, out.hints))
     const summary = out.message.split("\n")[0]!
     const nextDoc = options.headBefore === undefined ? out.doc : { ...out.doc, head_before: options.headBefore }
     const committed = yield* Effect.either(commit(

@@ -3,11 +3,15 @@
  *
  * @internal
  */
+import * as AuditError from "../../AuditError.js"
 import type * as State from "../../State.js"
 import { catalogRefs } from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
+/** Where a pass that is missing or done sends the caller. */
+const QUEUE_PASS: AuditError.Hint = { verb: "queue-pass", args: [] }
+
 export const amendPass: Handler<"amend-pass"> = (doc, request, ctx) => {
   const v = request.verb
   const idx = (doc.queue ?? []).findIndex((p) => p.id === request.id)
@@ -17,7 +21,8 @@ export const amendPass: Handler<"amend-pass"> = (doc, request, ctx) => {
       "not-found",
       `no pass '${request.id}' in the queue (${
         (doc.queue ?? []).map((p) => p.id).join(", ") || "empty"
-      }); add it with \`steward audit queue-pass\``
+      }); add it with ${AuditError.command(QUEUE_PASS)}`,
+      [QUEUE_PASS]
     )
   }
   const p = doc.queue![idx]!
@@ -27,7 +32,10 @@ export const amendPass: Handler<"amend-pass"> = (doc, request, ctx) => {
       "refused",
       `pass ${p.id} is done and its coverage record binds it to ${
         p.coverage?.report_path ?? "?"
-      }; amending it would make its record describe work nobody did — queue a new pass with \`steward audit queue-pass\``
+      }; amending it would make its record describe work nobody did — queue a new pass with ${
+        AuditError.command(QUEUE_PASS)
+      }`,
+      [QUEUE_PASS]
     )
   }
   if (
@@ -44,7 +52,7 @@ export const amendPass: Handler<"amend-pass"> = (doc, request, ctx) => {
     return refuse(v, "invalid-input", "--units is empty")
   }
   const catalogIssue = catalogRefs(doc, request.dimension, request.units, "Dimensions catalog")
-  if (catalogIssue !== undefined) return refuse(v, "refused", catalogIssue)
+  if (catalogIssue !== undefined) return refuse(v, "refused", catalogIssue.text, [catalogIssue.hint])
   const amended: State.Pass = {
     ...p,
     ...(request.dimension !== undefined ? { dimension: request.dimension } : {}),

@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import * as AuditError from "../../AuditError.js"
 import * as State from "../../State.js"
 import { type IndependenceLevel, PATTERNS } from "../../Vocabulary.js"
 import { type Refusal, refuse } from "./model.js"
@@ -49,8 +50,13 @@ export const terminalRefusal = (verb: string, r: Rec): Refusal =>
   refuse(
     verb,
     "refused",
-    `${r.id} is '${r.status}', which is terminal and immutable (§5); a recurrence is a NEW finding: \`steward audit file-finding … --recurrence-of ${r.id}\` (xcheck: recurrence-of)`
+    `${r.id} is '${r.status}', which is terminal and immutable (§5); a recurrence is a NEW finding: ${
+      AuditError.command(recurrence(r.id))
+    } (xcheck: recurrence-of)`,
+    [recurrence(r.id)]
   )
+
+const recurrence = (id: string): AuditError.Hint => ({ verb: "file-finding", args: ["…", "--recurrence-of", id] })
 
 /**
  * Bind a claimed session to the open dispatch (§2.4 provenance). `unbound` when no dispatch
@@ -70,12 +76,16 @@ export const bindSession = (
   }
   const sessions = doc.sessions ?? []
   if (sessions.length === 0) return { unbound: true }
+  const openDispatch: AuditError.Hint = { verb: "dispatch open", args: ["--role", role, "…"] }
   const open = State.openDispatch(doc)
   if (open === undefined) {
     return refuse(
       verb,
       "refused",
-      `no dispatch is open — every recorded session (${sessions.length}) is finalised, so --session ${session} cannot be bound; open one with \`steward audit dispatch open --role ${role} …\` (xcheck: dispatch record)`
+      `no dispatch is open — every recorded session (${sessions.length}) is finalised, so --session ${session} cannot be bound; open one with ${
+        AuditError.command(openDispatch)
+      } (xcheck: dispatch record)`,
+      [openDispatch]
     )
   }
   if (open.session_id !== session) {
@@ -177,17 +187,25 @@ export const catalogRefs = (
 ) => {
   const dims = doc.catalogs?.dimensions ?? []
   if (dimension !== undefined && dims.length > 0 && !dims.some((d) => d.key === dimension)) {
-    return `--dimension '${dimension}' is not in the ${catalog} (${
-      dims.map((d) => d.key).join(", ")
-    }) — add it first: \`steward audit update-catalog dimension ${dimension} …\``
+    const hint: AuditError.Hint = { verb: "update-catalog", args: ["dimension", dimension, "…"] }
+    return {
+      text: `--dimension '${dimension}' is not in the ${catalog} (${
+        dims.map((d) => d.key).join(", ")
+      }) — add it first: ${AuditError.command(hint)}`,
+      hint
+    }
   }
   const unitMap = doc.catalogs?.units ?? []
   if (units !== undefined && unitMap.length > 0) {
     const missing = units.filter((u) => !unitMap.some((x) => x.id === u))
     if (missing.length > 0) {
-      return `--units names ${
-        missing.join(", ")
-      }, which the Unit map does not declare — add them first: \`steward audit update-catalog unit ${missing[0]} …\``
+      const hint: AuditError.Hint = { verb: "update-catalog", args: ["unit", missing[0]!, "…"] }
+      return {
+        text: `--units names ${missing.join(", ")}, which the Unit map does not declare — add them first: ${
+          AuditError.command(hint)
+        }`,
+        hint
+      }
     }
   }
   return undefined

@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
+import type * as AuditError from "../../AuditError.js"
 import type * as State from "../../State.js"
 import { REFUSAL_REASONS, SEVERITIES, STATUSES } from "../../Vocabulary.js"
 
@@ -196,6 +197,8 @@ export interface Refusal {
   readonly _tag: "Refusal"
   readonly code: "refused" | "invalid-input" | "not-found" | "invalid-state"
   readonly message: string
+  /** The verbs the message points to (ADR 0135). */
+  readonly hints?: ReadonlyArray<AuditError.Hint> | undefined
 }
 
 /** One verb's handler: pure over the document, the request and the context. @internal */
@@ -206,8 +209,14 @@ export type Handler<K extends VerbName> = (
 ) => Transition | Refusal
 
 /** @internal */
-export const refuse = (verb: string, code: Refusal["code"], message: string): Refusal => ({
+export const refuse = (
+  verb: string,
+  code: Refusal["code"],
+  message: string,
+  hints?: ReadonlyArray<AuditError.Hint>
+): Refusal => ({
   _tag: "Refusal",
   code,
-  message: `${verb}: ${message}`
+  message: `${verb}: ${message}`,
+  ...(hints === undefined ? {} : { hints })
 })

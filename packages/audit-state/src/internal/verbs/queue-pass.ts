@@ -18,7 +18,7 @@ export const queuePass: Handler<"queue-pass"> = (doc, request, _ctx) => {
     return refuse(v, "refused", `pass ${request.id} is already in the queue`)
   }
   const catalogIssue = catalogRefs(doc, request.dimension, request.units, "AUDIT.md Dimensions catalog")
-  if (catalogIssue !== undefined) return refuse(v, "refused", catalogIssue)
+  if (catalogIssue !== undefined) return refuse(v, "refused", catalogIssue.text, [catalogIssue.hint])
   const p: State.Pass = {
     id: request.id,
     dimension: request.dimension,

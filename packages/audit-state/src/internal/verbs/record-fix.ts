@@ -3,11 +3,18 @@
  *
  * @internal
  */
+import * as AuditError from "../../AuditError.js"
 import { PATTERNS } from "../../Vocabulary.js"
 import { bindSession, findRecord, noRecord, type Rec, replaceRecord, without } from "./common.js"
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
+/** The verb a blocked record waits on: a human's ruling. */
+const ruling = (id: string): AuditError.Hint => ({
+  verb: "record-ruling",
+  args: [id, "--norm", "…", "--ruled-by", "human:…"]
+})
+
 export const recordFix: Handler<"record-fix"> = (doc, request, ctx) => {
   const v = request.verb
   const today = ctx.today
@@ -23,7 +30,10 @@ export const recordFix: Handler<"record-fix"> = (doc, request, ctx) => {
     return refuse(
       v,
       "refused",
-      `${r.id} is blocked ('${r.blocked}') — the §8 norm-ratification gate is fail-closed: a human rules first (\`steward audit record-ruling ${r.id} --norm … --ruled-by human:…\`)`
+      `${r.id} is blocked ('${r.blocked}') — the §8 norm-ratification gate is fail-closed: a human rules first (${
+        AuditError.command(ruling(r.id))
+      })`,
+      [ruling(r.id)]
     )
   }
   if (request.plan !== undefined) {

@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import * as AuditError from "../../AuditError.js"
 import { HARD_TERMINAL, isStatus, NEEDS_HUMAN, NEXT_VALUES, RESERVED, STATUSES, TRANSITIONS } from "../../Vocabulary.js"
 import {
   CLASS_NEVER,
@@ -17,6 +18,9 @@ import {
 import { type Handler, refuse } from "./model.js"
 
 /** @internal */
+/** How a record becomes superseded-by-class: a class finding that absorbs it. */
+const absorb = (id: string): AuditError.Hint => ({ verb: "file-finding", args: ["--id", "CF-…", "--members", id] })
+
 export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
   const v = request.verb
   const today = ctx.today
@@ -65,7 +69,10 @@ export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
     return refuse(
       v,
       "refused",
-      `${r.id} ${r.status} -> ${request.status} is reserved to its own verb: use \`steward audit ${reserved.verb}\` (xcheck ${reserved.verb})`
+      `${r.id} ${r.status} -> ${request.status} is reserved to its own verb: use ${
+        AuditError.command({ verb: reserved.verb, args: [] })
+      } (xcheck ${reserved.verb})`,
+      [{ verb: reserved.verb, args: [] }]
     )
   }
   let retook = false
@@ -83,7 +90,10 @@ export const setStatus: Handler<"set-status"> = (doc, request, ctx) => {
     return refuse(
       v,
       "refused",
-      `${r.id} cannot become 'superseded-by-class' without naming the class finding that absorbs it (§8 rule 4); a record becomes superseded-by-class when a class finding absorbs it (\`steward audit file-finding --id CF-… --members ${r.id}\`)`
+      `${r.id} cannot become 'superseded-by-class' without naming the class finding that absorbs it (§8 rule 4); a record becomes superseded-by-class when a class finding absorbs it (${
+        AuditError.command(absorb(r.id))
+      })`,
+      [absorb(r.id)]
     )
   }
   if (request.next !== undefined && !NEXT_VALUES.has(request.next)) {

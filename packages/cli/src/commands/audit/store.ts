@@ -14,14 +14,20 @@ import { cannotRun, type CommandFailure, type NegativeResult, refused } from "..
 
 const EXIT_2: ReadonlySet<string> = new Set(["invalid-input", "io", "storage"])
 
+/** How this CLI runs an audit verb: the program a refusal's hints are named with (ADR 0135). */
+export const PROGRAM = "steward audit"
+
 /**
- * Map the package's typed error to the CLI contract (its `code` is kept as the CLI code).
+ * Map the package's typed error to the CLI contract (its `code` is kept as the CLI code); the
+ * verbs a refusal hints at are named as this CLI runs them.
  *
  * @since 0.1.0
  * @category errors
  */
-export const toCli = (error: AuditError.AuditError, exit2: ReadonlySet<string> = EXIT_2): CommandFailure =>
-  exit2.has(error.code) ? cannotRun(error.code, error.message) : refused(error.code, error.message)
+export const toCli = (error: AuditError.AuditError, exit2: ReadonlySet<string> = EXIT_2): CommandFailure => {
+  const message = AuditError.renderHints(error, PROGRAM)
+  return exit2.has(error.code) ? cannotRun(error.code, message) : refused(error.code, message)
+}
 
 const storeLayer = (location: AuditDatabase.AuditLocation): Layer.Layer<AuditStore.AuditStore, CommandFailure> =>
   AuditStore.layerSql.pipe(
