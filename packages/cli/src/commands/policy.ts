@@ -18,6 +18,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Autonomy, type GovernanceError, Policy, PolicyFile, ShellParser } from "@steward/governance-rules"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as os from "node:os"
 import * as path from "node:path"
 import { cannotRun, NegativeResult } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
@@ -78,7 +79,7 @@ const resolveConfig = (options: {
     const ws = Option.getOrElse(options.workspace, () => fallbackWorkspace ?? process.cwd())
     if (Option.isSome(options.workspace)) yield* existingDirectory("--workspace", options.workspace.value)
     const lvl = Option.getOrElse(options.level, () => doc?.level ?? Autonomy.defaultLevel)
-    const config: Policy.Config = { ...fromFile, level: lvl, workspace: path.resolve(ws) }
+    const config: Policy.Config = { ...fromFile, level: lvl, workspace: path.resolve(ws), home: os.homedir() }
     return { config, file } satisfies Resolved
   })
 

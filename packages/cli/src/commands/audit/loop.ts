@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { randomBytes } from "node:crypto"
+import * as os from "node:os"
 import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
 import * as HostSql from "../../HostSql.js"
@@ -187,7 +188,7 @@ const runSession = (
     const tools = [...AuditTools.make({ p, store, lease, session: dispatch, platform }), Tools.read]
     const outcome = yield* Effect.scoped(Effect.gen(function*() {
       const ctx = yield* Layer.build(
-        Session.layer({ tools, modelName }).pipe(
+        Session.layer({ tools, modelName, home: os.homedir() }).pipe(
           Layer.provide(Layer.mergeAll(Layer.succeedContext(events), modelLayer(choice, role, offset)))
         )
       )

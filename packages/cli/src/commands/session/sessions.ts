@@ -73,7 +73,9 @@ const withSessions = <A, E, R>(
       Tools.layerAskUserUnavailable,
       ...(Option.isSome(reflexes) ? [Layer.succeedContext(reflexes.value)] : [])
     )
-    const ctx = yield* Layer.build(Session.layer({ modelName: chosen.model }).pipe(Layer.provide(deps)))
+    const ctx = yield* Layer.build(
+      Session.layer({ modelName: chosen.model, home: os.homedir() }).pipe(Layer.provide(deps))
+    )
     return yield* body(Context.get(ctx, Session.Sessions))
   })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? fromHarness(e) : e))
 
