@@ -92,7 +92,7 @@ export const check = Effect.fn("BoundedFile.check")(function*(file: string, limi
   const info = yield* fs.stat(file).pipe(
     Effect.mapError((error) =>
       error._tag === "SystemError" && error.reason === "NotFound"
-        ? new FileRefused({ file, reason: "not-found", message: `${file}: no such file` })
+        ? new FileRefused({ file, reason: "not-found", message: `${file}: no such file or directory` })
         : new FileRefused({ file, reason: "io", message: `${file}: cannot be read (${error.message})` })
     )
   )

@@ -45,4 +45,5 @@ export const humanize = (message: string, cwd: string = process.cwd()): string =
  * @since 0.1.0
  * @category utils
  */
-export const isNotFound = (message: string): boolean => /\bNotFound: FileSystem\./.test(message)
+export const isNotFound = (message: string): boolean =>
+  /\bNotFound: FileSystem\.|\bno such file or directory\b/.test(message)
