@@ -18,7 +18,11 @@ export const readText = (file: string, maxBytes: number) =>
     const result = view.read(file, maxBytes)
     switch (result._tag) {
       case "missing":
-        return yield* GovernanceError.make("policy-io", `${file}: cannot read policy file (no such file or directory)`, { file })
+        return yield* GovernanceError.make(
+          "policy-io",
+          `${file}: cannot read policy file (no such file or directory)`,
+          { file }
+        )
       case "refused":
         return yield* result.reason === "too-large"
           ? GovernanceError.make("policy-invalid", result.message, { file, limit: maxBytes })
