@@ -8,6 +8,7 @@
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Cues from "./Cues.js"
+import { Name, StrictRecord } from "./internal/names.js"
 import { any, countWords, flag, isAlnum, lastChar, lastParagraph, normalize, tail } from "./internal/text.js"
 
 /**
@@ -32,10 +33,7 @@ export const maxFeatures = 32
  * @since 0.1.0
  * @category schemas
  */
-export const FeaturesSchema = Schema.Record({
-  key: Schema.String.pipe(Schema.pattern(/^[a-z0-9_]{1,48}$/)),
-  value: Schema.Number.pipe(Schema.finite())
-}).pipe(
+export const FeaturesSchema = StrictRecord(Name, Schema.Number.pipe(Schema.finite())).pipe(
   Schema.filter((record) => Object.keys(record).length <= maxFeatures || `at most ${maxFeatures} features`)
 )
 

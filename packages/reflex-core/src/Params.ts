@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { Features } from "./Features.js"
+import { isName, Name, StrictRecord } from "./internal/names.js"
 import * as ReflexError from "./ReflexError.js"
 
-const Name = Schema.String.pipe(Schema.pattern(/^[a-z0-9_]{1,48}$/, { message: () => "a name of [a-z0-9_]{1,48}" }))
 const Bounded = Schema.Number.pipe(
   Schema.finite(),
   Schema.between(-64, 64, { message: () => "a finite number within ±64" })
@@ -25,7 +25,7 @@ const Bounded = Schema.Number.pipe(
  */
 export const Head = Schema.Struct({
   bias: Bounded,
-  weights: Schema.Record({ key: Name, value: Bounded }).pipe(
+  weights: StrictRecord(Name, Bounded).pipe(
     Schema.filter((w) => {
       const n = Object.keys(w).length
       return (n >= 1 && n <= 32) || "between 1 and 32 weights"
@@ -93,9 +93,9 @@ export const Params = Schema.Struct({
   reflex: Name,
   version: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
   parent: Schema.NullOr(Schema.Number.pipe(Schema.int(), Schema.nonNegative())),
-  heads: Schema.Record({ key: Name, value: Head }),
+  heads: StrictRecord(Name, Head),
   trained_on: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
-  evidence: Schema.Record({ key: Name, value: Comparison })
+  evidence: StrictRecord(Name, Comparison)
 })
 
 /**
@@ -232,7 +232,7 @@ export const validate = (params: Params, reflex: string, headNames: ReadonlyArra
     if (n < 1 || n > 32) return `head ${reflex}.${name} needs 1..32 weights`
     if (!(head.threshold > 0 && head.threshold < 1)) return `head ${reflex}.${name} threshold must be in (0,1)`
     for (const [k, w] of Object.entries(head.weights)) {
-      if (!/^[a-z0-9_]{1,48}$/.test(k)) return `head ${reflex}.${name} weight name ${JSON.stringify(k)} is invalid`
+      if (!isName(k)) return `head ${reflex}.${name} weight name ${JSON.stringify(k)} is invalid`
       if (!Number.isFinite(w) || Math.abs(w) > 64) {
         return `head ${reflex}.${name} weight ${k} must be finite and within ±64`
       }

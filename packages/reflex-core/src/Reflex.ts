@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import type * as Features from "./Features.js"
 import * as Authoring from "./internal/authoring.js"
 import * as Builtin from "./internal/builtins.js"
+import { isName, nameRule } from "./internal/names.js"
 import * as Params from "./Params.js"
 import * as ReflexError from "./ReflexError.js"
 
@@ -260,9 +261,9 @@ export const settle: ReflexDefinition<SettleInput, "category"> = Builtin.settle
 export const make = <I, const K extends string = string>(
   definition: ReflexDefinition<I, K>
 ): Either.Either<ReflexDefinition<I, K>, ReflexError.ReflexError> => {
-  if (!/^[a-z0-9_]{1,48}$/.test(definition.name)) {
+  if (!isName(definition.name)) {
     return Either.left(
-      ReflexError.make("invalid-input", `reflex name ${JSON.stringify(definition.name)} must match [a-z0-9_]{1,48}`)
+      ReflexError.make("invalid-input", `reflex name ${JSON.stringify(definition.name)} must be ${nameRule}`)
     )
   }
   if (definition.heads.length < 1 || definition.heads.length > 4) {

@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { isName, nameRule, StrictRecord } from "./internal/names.js"
 import * as ReflexError from "./ReflexError.js"
 
 /**
@@ -40,6 +41,14 @@ export const Promotion = Schema.Literal("holdout", "forward")
  */
 export type Promotion = typeof Promotion.Type
 
+/** A custom reflex's key: `name` or `name.head`. */
+const CustomKey = Schema.String.pipe(
+  Schema.filter((key) => {
+    const parts = key.split(".")
+    return (parts.length <= 2 && parts.every(isName)) || `name or name.head, each ${nameRule}`
+  })
+)
+
 /**
  * The config entry.
  *
@@ -54,7 +63,7 @@ export const ReflexConfig = Schema.Struct({
   promotion: Schema.optionalWith(Promotion, { default: () => "holdout" as const }),
   /** Modes of user-defined reflexes, by `name` or `name.head`. */
   custom: Schema.optionalWith(
-    Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^[a-z0-9_]{1,48}(\.[a-z0-9_]{1,48})?$/)), value: Mode }),
+    StrictRecord(CustomKey, Mode),
     { default: () => ({}) }
   )
 })

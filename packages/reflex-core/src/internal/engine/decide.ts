@@ -18,6 +18,7 @@ import * as ReflexError from "../../ReflexError.js"
 import type { DecideOptions, DecisionResult, ReplayResult, Skipped } from "../../Reflexes.js"
 import type { Observation } from "../../ReflexLedger.js"
 import { clip, observationId } from "../../ReflexLedger.js"
+import { isName, nameRule } from "../names.js"
 import type { EngineContext, Loaded } from "./context.js"
 import { explain } from "./explain.js"
 
@@ -48,8 +49,8 @@ const featureProblem = (reflex: string, features: Features): string | undefined 
   if (names.length > 32) return `${reflex}: ${names.length} features; at most 32`
   for (const name of names) {
     const v = features[name]
-    if (!/^[a-z0-9_]{1,48}$/.test(name) || typeof v !== "number" || !Number.isFinite(v)) {
-      return `${reflex}: feature ${JSON.stringify(name)} must be a finite number named [a-z0-9_]{1,48}`
+    if (!isName(name) || typeof v !== "number" || !Number.isFinite(v)) {
+      return `${reflex}: feature ${JSON.stringify(name)} must be a finite number named ${nameRule}`
     }
   }
   return undefined
