@@ -115,14 +115,22 @@ export const check = Effect.fn("BoundedFile.check")(function*(file: string, limi
 })
 
 /**
- * Read what is open at `file`, at most `limits.maxBytes`. The open does not block (`O_NONBLOCK`:
- * a FIFO swapped in after `check` would otherwise wait for a writer forever; on a regular file
- * the flag changes nothing), and what was opened must be a regular file. The platform's
- * `FileSystem.open` has no such flag, so this one step uses Node's file handle directly.
+ * Open `file` without blocking (`O_NONBLOCK`: a FIFO swapped in after `check` would otherwise
+ * wait for a writer forever; on a regular file the flag changes nothing), check that what was
+ * opened is a regular file (`fstat` on the open descriptor, not the path), and hand its bytes to
+ * `onChunk` in chunks of at most 64 KiB, failing as soon as more than `limits.maxBytes` arrive.
+ * Nothing is kept here: the caller decides what to hold, so a stream can refuse early (a line
+ * past its bound) without the rest being read. The platform's `FileSystem.open` has no such
+ * flag, so this one step uses Node's file handle directly.
  *
- * @internal
+ * @since 0.2.0
+ * @category io
  */
-export const readOpened = (file: string, limits: Limits): Effect.Effect<Uint8Array, FileRefused> => {
+export const foldOpened = <E, R>(
+  file: string,
+  limits: Limits,
+  onChunk: (chunk: Uint8Array) => Effect.Effect<void, E, R>
+): Effect.Effect<void, FileRefused | E, R> => {
   const io = (error: unknown) =>
     new FileRefused({
       file,
@@ -144,7 +152,6 @@ export const readOpened = (file: string, limits: Limits): Effect.Effect<Uint8Arr
             message: `${file}: is not a regular file (it changed after it was checked)`
           })
         }
-        const chunks: Array<Uint8Array> = []
         let total = 0
         for (;;) {
           const buffer = new Uint8Array(64 * 1024)
@@ -152,7 +159,7 @@ export const readOpened = (file: string, limits: Limits): Effect.Effect<Uint8Arr
             try: () => handle.read(buffer, 0, buffer.length, null),
             catch: io
           })
-          if (bytesRead === 0) break
+          if (bytesRead === 0) return
           total += bytesRead
           if (total > limits.maxBytes) {
             return yield* new FileRefused({
@@ -162,18 +169,39 @@ export const readOpened = (file: string, limits: Limits): Effect.Effect<Uint8Arr
               limit: limits.maxBytes
             })
           }
-          chunks.push(buffer.subarray(0, bytesRead))
+          yield* onChunk(buffer.subarray(0, bytesRead))
         }
-        const bytes = new Uint8Array(total)
-        let offset = 0
-        for (const chunk of chunks) {
-          bytes.set(chunk, offset)
-          offset += chunk.length
-        }
-        return bytes
       }),
     (handle) => Effect.promise(() => handle.close())
   )
+}
+
+/**
+ * Read what is open at `file`, at most `limits.maxBytes` (`foldOpened`, collected).
+ *
+ * @internal
+ */
+export const readOpened = (file: string, limits: Limits): Effect.Effect<Uint8Array, FileRefused> =>
+  Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    return foldOpened(file, limits, (chunk) => Effect.sync(() => void chunks.push(chunk))).pipe(
+      Effect.map(() => concat(chunks))
+    )
+  })
+
+/**
+ * Join chunks into one array.
+ *
+ * @internal
+ */
+export const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.length
+  }
+  return bytes
 }
 
 /**

@@ -1,15 +1,19 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as BoundedFile from "../src/BoundedFile.js"
+import * as ReflexFiles from "../src/commands/reflex/files.js"
 
 // The open after the check: what is there when the file is opened may not be what was checked
 // (a FIFO or a device swapped in). The open must not block and must refuse anything but a
 // regular file; the read stops at the limit whatever the check saw.
 
+const fixtures = path.join(import.meta.dirname, "fixtures")
 const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-open-"))
 
 describe("BoundedFile.readOpened", () => {
@@ -44,5 +48,62 @@ describe("BoundedFile.readOpened", () => {
       fs.writeFileSync(file, text)
       const bytes = yield* BoundedFile.readOpened(file, { maxBytes: 1_000_000 })
       assert.strictEqual(new TextDecoder().decode(bytes), text)
+    }))
+})
+
+// The swap itself: a file system whose `stat` answers for the regular file and then replaces it
+// with a FIFO, so `reflex import`'s check passes and its open meets the FIFO. A blocking open would
+// wait for a writer forever; the import must refuse it.
+const swapAfterStat = (target: string) =>
+  Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (real): FileSystem.FileSystem => ({
+      ...real,
+      stat: (p) =>
+        real.stat(p).pipe(Effect.tap(() =>
+          Effect.sync(() => {
+            if (p !== target) return
+            fs.rmSync(target)
+            execFileSync("mkfifo", [target])
+          })
+        ))
+    }))
+  ).pipe(Layer.provide(NodeFileSystem.layer))
+
+// Were the open blocking, free the reader stuck on the FIFO so the worker can end.
+const unblock = (fifo: string) =>
+  Effect.sync(() => {
+    try {
+      fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK))
+    } catch {
+      // no reader waiting: nothing to free
+    }
+  })
+
+describe("reflex import: a FIFO swapped in between the check and the open", () => {
+  it.effect("is refused from the descriptor's fstat, not waited on", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir(), "history.jsonl")
+      fs.writeFileSync(file, `${JSON.stringify({ id: "a", text: "done", label: true })}\n`)
+      const error = yield* Effect.flip(ReflexFiles.readImport(file)).pipe(
+        Effect.provide(swapAfterStat(file)),
+        Effect.timeout("20 seconds"),
+        Effect.ensuring(unblock(file))
+      )
+      assert.isTrue(fs.statSync(file).isFIFO(), "the swap happened")
+      assert.strictEqual(error._tag, "CommandFailure")
+      assert.include(error.message, "history.jsonl: is not a regular file (it changed after it was checked)")
+    }))
+
+  it.effect("a regular import is still streamed with the line bound and its line number", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir(), "long.jsonl")
+      const ok = `${JSON.stringify({ id: "a", text: "done", label: true })}\n`
+      // the long line is 3 MiB and the file continues: refused at line 2, past the 1 MiB bound
+      fs.writeFileSync(file, ok + "x".repeat(3 * 1024 * 1024) + "\n" + ok)
+      const error = yield* Effect.flip(ReflexFiles.readImport(file)).pipe(Effect.provide(NodeFileSystem.layer))
+      assert.include(error.message, `${file}:2: line is longer than 1048576 bytes (refused before parsing)`)
+      const text = yield* ReflexFiles.readImportOpened(path.join(fixtures, "reflex", "route.valid.jsonl"))
+      assert.strictEqual(text, fs.readFileSync(path.join(fixtures, "reflex", "route.valid.jsonl"), "utf8"))
     }))
 })

@@ -273,3 +273,23 @@ describe("hostile sweep (through the CLI)", () => {
     }, 1_800_000)
   }
 })
+
+describe("hostile sweep: one huge line (through the CLI)", () => {
+  // A real (not sparse) 60 MB single-line history: under the 64 MiB file limit, so only the line
+  // bound stands between it and a whole-file read and parse (once 2.4 GB of memory).
+  it("reflex import of a single 60 MB line is refused at the line bound, within bounds", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "steward-hostile-line-"))
+    fs.mkdirSync(path.join(dir, "state"))
+    const file = path.join(dir, "huge.jsonl")
+    const huge = Buffer.alloc(60 * 1024 * 1024, "a")
+    huge.write(`{"id":"a","text":"`, 0)
+    fs.writeFileSync(file, huge)
+    const ran = await steward(["reflex", "import", "route", file, "--state-dir", path.join(dir, "state")], dir)
+    fs.rmSync(file)
+    assert.deepStrictEqual(violationsOf(ran), [])
+    assert.strictEqual(ran.code, 2)
+    assert.include(ran.stderr, `${file}:1: line is longer than 1048576 bytes`)
+    const status = await steward(["reflex", "status", "--state-dir", path.join(dir, "state")], dir)
+    assert.strictEqual(status.code, 0, status.stderr)
+  }, 600_000)
+})

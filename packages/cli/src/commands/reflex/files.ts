@@ -12,7 +12,6 @@ import type * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 
@@ -81,54 +80,59 @@ export const readText = (file: string, max: number) =>
   BoundedFile.readText(file, { maxBytes: max }).pipe(Effect.mapError((e) => BoundedFile.toFailure(e)))
 
 /**
- * Read an import file boundedly: a regular file of at most 64 MiB, streamed in 64 KiB chunks, and
- * refused as soon as one line runs past `Import.MAX_LINE_BYTES` — before that line (or the rest of
- * the file) is read, decoded or parsed.
+ * Read an import file boundedly: a regular file of at most 64 MiB (kind and size checked on the
+ * path first), then read from the descriptor `BoundedFile.foldOpened` opened without blocking and
+ * `fstat`-checked — so a FIFO or device swapped in after the check is refused, not waited on — in
+ * 64 KiB chunks, refused as soon as one line runs past `Import.MAX_LINE_BYTES`, before that line
+ * (or the rest of the file) is read, decoded or parsed.
  *
  * @since 0.2.0
  * @category io
  */
 export const readImport = (file: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    // kind and size first, as every file the CLI reads (a FIFO or device refused unopened)
-    yield* BoundedFile.check(file, { maxBytes: maxImportBytes }).pipe(Effect.mapError((e) => BoundedFile.toFailure(e)))
+  Effect.zipRight(
+    BoundedFile.check(file, { maxBytes: maxImportBytes }).pipe(Effect.mapError((e) => BoundedFile.toFailure(e))),
+    readImportOpened(file)
+  )
+
+/**
+ * The part of `readImport` after the check: open, `fstat`, stream with the line bound, decode.
+ *
+ * @internal
+ */
+export const readImportOpened = (file: string) =>
+  Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let line = 1
     let run = 0
-    yield* fs.stream(file, { chunkSize: FileSystem.KiB(64) }).pipe(
-      Stream.mapError((e) => cannotRun("io", `${file}: ${e.message}`, { file })),
-      Stream.runForEach((chunk) =>
-        Effect.suspend(() => {
-          let at = 0
-          for (;;) {
-            const nl = chunk.indexOf(10, at)
-            run += (nl < 0 ? chunk.length : nl) - at
-            if (run > Import.MAX_LINE_BYTES) {
-              return Effect.fail(cannotRun(
-                "invalid-import",
-                `${file}:${line}: line is longer than ${Import.MAX_LINE_BYTES} bytes (refused before parsing)`,
-                { file, line, limit: Import.MAX_LINE_BYTES }
-              ))
-            }
-            if (nl < 0) break
-            line++
-            run = 0
-            at = nl + 1
+    const onChunk = (chunk: Uint8Array) =>
+      Effect.suspend(() => {
+        let at = 0
+        for (;;) {
+          const nl = chunk.indexOf(10, at)
+          run += (nl < 0 ? chunk.length : nl) - at
+          if (run > Import.MAX_LINE_BYTES) {
+            return Effect.fail(cannotRun(
+              "invalid-import",
+              `${file}:${line}: line is longer than ${Import.MAX_LINE_BYTES} bytes (refused before parsing)`,
+              { file, line, limit: Import.MAX_LINE_BYTES }
+            ))
           }
-          chunks.push(chunk)
-          return Effect.void
+          if (nl < 0) break
+          line++
+          run = 0
+          at = nl + 1
+        }
+        chunks.push(chunk)
+        return Effect.void
+      })
+    return BoundedFile.foldOpened(file, { maxBytes: maxImportBytes }, onChunk).pipe(
+      Effect.mapError((e) => e instanceof BoundedFile.FileRefused ? BoundedFile.toFailure(e) : e),
+      Effect.flatMap(() =>
+        Effect.try({
+          try: () => new TextDecoder("utf-8", { fatal: true }).decode(BoundedFile.concat(chunks)),
+          catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
         })
       )
     )
-    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-    let offset = 0
-    for (const c of chunks) {
-      bytes.set(c, offset)
-      offset += c.length
-    }
-    return yield* Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
-    })
   })
