@@ -24,6 +24,21 @@ const probe = path.join(state, "probe.jsonl")
 // audit next and audit status need an audit state to read
 spawnSync(process.execPath, [bin, "audit", "init", "--project", state, "--state-dir", state], { stdio: "ignore" })
 const fixture = (name) => path.join(pkg, "test", "fixtures", "algal", name)
+// session list and show read a stored session: one scripted run settles it
+const script = path.join(state, "script.jsonl")
+fs.writeFileSync(script, JSON.stringify({ text: "Hello there." }) + "\n")
+const workspace = fs.mkdtempSync(path.join(state, "ws-"))
+const sessionRun = spawnSync(
+  process.execPath,
+  [bin, "session", "run", "--state-dir", state, "--script", script, "--workspace", workspace, "--json", "Say hello"],
+  { encoding: "utf8" }
+)
+let sessionId = "no-session"
+try {
+  sessionId = JSON.parse(sessionRun.stdout).session
+} catch {
+  // the show row then says FAILED, with the command's own error
+}
 
 const LIMIT_S = 0.5
 const LIMIT_MIB = 120
@@ -39,7 +54,8 @@ const commands = [
   ["steward reflex status", [bin, "reflex", "status", "--state-dir", state], LIMIT_S],
   ["steward audit next", [bin, "audit", "next", "--dry-run", "--project", state, "--state-dir", state], LIMIT_S],
   ["steward audit status", [bin, "audit", "status", "--project", state, "--state-dir", state], LIMIT_S],
-  ["steward session list", [bin, "session", "list", "--state-dir", state], LIMIT_S]
+  ["steward session list", [bin, "session", "list", "--state-dir", state], LIMIT_S],
+  ["steward session show", [bin, "session", "show", "--state-dir", state, sessionId], LIMIT_S]
 ]
 
 const median = (xs) => {

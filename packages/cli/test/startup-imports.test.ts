@@ -36,6 +36,30 @@ const reach = (entry: string) => {
 
 const barrels = ["@steward/harness-sessions", "@steward/governance-rules"]
 
+const packagesDir = path.resolve(import.meta.dirname, "../..")
+
+/**
+ * What an entry reaches statically across the workspace: a `@steward/pkg` or `@steward/pkg/Mod`
+ * specifier is followed into `packages/pkg/src` (what the bundle inlines), so a barrel or a heavy
+ * module a library module imports counts as loaded. Files are relative to `packages/`.
+ */
+const reachAcross = (entry: string) => {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    for (const specifier of staticImports(file)) {
+      const workspace = /^@steward\/([^/]+)(?:\/(.+))?$/.exec(specifier)
+      if (specifier.startsWith(".")) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")))
+      else if (workspace !== null) visit(path.join(packagesDir, workspace[1]!, "src", `${workspace[2] ?? "index"}.ts`))
+      else packages.add(specifier)
+    }
+  }
+  visit(path.join(src, entry))
+  return { files: [...files].map((f) => path.relative(packagesDir, f)), packages: [...packages] }
+}
+
 describe("start-up: areas load what their cheap verbs use", () => {
   it("audit's verbs never load the loop's harness sessions", () => {
     const { files, packages } = reach("commands/audit/index.ts")
@@ -56,5 +80,20 @@ describe("start-up: areas load what their cheap verbs use", () => {
       "@steward/harness-sessions/HarnessError",
       "@steward/harness-sessions/SessionViews"
     ])
+  })
+
+  it("session list and show reach no library barrel, no model client and no process spawning", () => {
+    const { files, packages } = reachAcross("commands/session/index.ts")
+    assert.include(files, "harness-sessions/src/SessionViews.ts")
+    assert.include(files, "harness-sessions/src/internal/meta.ts")
+    assert.deepStrictEqual(files.filter((f) => f.endsWith("/src/index.ts")), [])
+    // the governance engine and the shell grammar are the run verbs' (ADR 0004)
+    assert.notInclude(files, "governance-rules/src/Policy.ts")
+    assert.notInclude(files, "governance-rules/src/ShellParser.ts")
+    // Goal's checker and tools, Reviewer's command: only a run uses them
+    assert.notInclude(files, "harness-sessions/src/Goal.ts")
+    assert.notInclude(files, "harness-sessions/src/Reviewer.ts")
+    assert.deepStrictEqual(packages.filter((p) => p.startsWith("@effect/ai")), [])
+    assert.deepStrictEqual(packages.filter((p) => p.startsWith("@effect/platform/Command")), [])
   })
 })

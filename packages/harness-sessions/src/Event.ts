@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Evidence } from "@steward/governance-rules"
+import * as Evidence from "@steward/governance-rules/Evidence"
 import * as Schema from "effect/Schema"
 import * as EventTypeShape from "./internal/eventType.js"
 

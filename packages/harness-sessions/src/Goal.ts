@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { HarnessError } from "./HarnessError.js"
+import { Spec } from "./internal/goalSpec.js"
 
 /**
  * The longest objective, in characters.
@@ -26,23 +27,13 @@ import { HarnessError } from "./HarnessError.js"
 export const maxObjective = 4000
 
 /**
- * A goal as a person sets it: the objective and optional limits.
+ * A goal as a person sets it: the objective and optional limits (the Schema and its type; its
+ * own module, so that reading a session's settings loads no model client).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Spec = Schema.Struct({
-  objective: Schema.String,
-  rounds: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))),
-  hours: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(168))),
-  tokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
-})
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Spec = typeof Spec.Type
+export { Spec } from "./internal/goalSpec.js"
 
 /**
  * The goal's status. `paused` needs the person to resume it.

@@ -14,23 +14,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { Config } from "./internal/reviewerConfig.js"
 
 /**
- * Reviewer settings: the command (argv) and its timeout (default 30 s, at most 10 minutes).
+ * Reviewer settings: the command (argv) and its timeout (default 30 s, at most 10 minutes); the
+ * Schema and its type, in their own module so that reading a session's settings spawns nothing.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Config = Schema.Struct({
-  command: Schema.NonEmptyArray(Schema.String),
-  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 600_000)))
-})
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Config = typeof Config.Type
+export { Config } from "./internal/reviewerConfig.js"
 
 /**
  * The reviewer's answer.

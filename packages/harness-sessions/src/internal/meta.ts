@@ -2,18 +2,19 @@
  * What a session stores about itself: its workspace, level and rules (with the rules saved by
  * approve-and-remember), its guard, budget and reviewer settings, its goal, and the host's data.
  */
-import { Autonomy, Rule } from "@steward/governance-rules"
+import * as Autonomy from "@steward/governance-rules/Autonomy"
+import * as Rule from "@steward/governance-rules/Rule"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import * as Budget from "../Budget.js"
-import * as Goal from "../Goal.js"
 import { HarnessError } from "../HarnessError.js"
-import * as Reviewer from "../Reviewer.js"
 import * as WorkSlice from "../WorkSlice.js"
 import { DataKey } from "./dataKey.js"
+import * as GoalSpec from "./goalSpec.js"
+import * as ReviewerConfig from "./reviewerConfig.js"
 
 const RuleInput = Schema.encodedSchema(Rule.Rule)
 
@@ -24,8 +25,8 @@ export const MetaSchema = Schema.Struct({
   remembered: Schema.Array(RuleInput),
   workSlice: Schema.optional(WorkSlice.Config),
   budget: Schema.optional(Budget.Config),
-  reviewer: Schema.optional(Reviewer.Config),
-  goal: Schema.NullOr(Schema.Struct({ spec: Goal.Spec, status: Schema.String })),
+  reviewer: Schema.optional(ReviewerConfig.Config),
+  goal: Schema.NullOr(Schema.Struct({ spec: GoalSpec.Spec, status: Schema.String })),
   lastSubject: Schema.NullOr(Schema.String),
   host: Schema.Record({ key: DataKey, value: Schema.Unknown })
 })
@@ -51,7 +52,7 @@ export const initial = (options: {
   readonly rules?: ReadonlyArray<Rule.RuleInput>
   readonly workSlice?: WorkSlice.Config
   readonly budget?: Budget.Config
-  readonly reviewer?: Reviewer.Config
+  readonly reviewer?: ReviewerConfig.Config
   readonly host?: Readonly<Record<string, unknown>>
 }): Effect.Effect<Meta, HarnessError> =>
   decode({
