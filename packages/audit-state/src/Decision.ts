@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Embargo from "./Embargo.js"
+import * as Construal from "./internal/decision/construal.js"
 import { core } from "./internal/decision/core.js"
 import * as Describe from "./internal/decision/describe.js"
 import * as State from "./State.js"
@@ -222,6 +223,12 @@ export interface DecisionConfig {
    * ADR 0112). Verbs read it; `next` does not.
    */
   readonly verbPolicy?: Verbs.VerbPolicy | undefined
+  /**
+   * `next_drift_scope`: the views `next` checks for drift — `"all"` (xcheck's `refuse_on_drift`
+   * over every view, the default) or `"decision"` (`LEDGER.md` and the records its decision
+   * names, `Project.nextDriftRecords`; ADR 0134).
+   */
+  readonly nextDriftScope?: "all" | "decision" | undefined
 }
 
 /**
@@ -269,27 +276,7 @@ export const liveRefusals = (doc: State.StateDoc): Record<string, string> => {
  * @since 0.1.0
  * @category decision
  */
-export const construalResolver = (doc: State.StateDoc): ConstrualResolver => (role, charter) => {
-  const key = State.construalKey(role, charter)
-  const path = `audit/construals/${key}.md`
-  const c = (doc.construals ?? []).find((x) => x.key === key)
-  if (c === undefined) return { kind: "run-construal", detail: [role, charter, key, path] }
-  if (c.status !== "admitted") {
-    return { kind: "stop-construal", detail: [role, charter, path, `construal ${key} is ${c.status}, not admitted`] }
-  }
-  if (typeof c.admitted_by === "string" && c.admitted_by.startsWith("envelope:")) {
-    return {
-      kind: "stop-construal",
-      detail: [
-        role,
-        charter,
-        path,
-        `construal ${key} was admitted by a historical ${c.admitted_by}, not a human or a session`
-      ]
-    }
-  }
-  return undefined
-}
+export const construalResolver: (doc: State.StateDoc) => ConstrualResolver = Construal.construalResolver
 
 const ruledOk = (r: State.Finding): boolean =>
   typeof r.norm_ruling === "string" && r.norm_ruling !== "pending" && PATTERNS.normRuling.test(r.norm_ruling)

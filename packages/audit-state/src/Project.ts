@@ -14,6 +14,7 @@ import * as AuditError from "./AuditError.js"
 import type * as Decision from "./Decision.js"
 import * as Config from "./internal/project/config.js"
 import * as Files from "./internal/project/files.js"
+import * as Paths from "./internal/project/paths.js"
 import * as Scope from "./internal/project/scope.js"
 import * as Subject from "./internal/project/subject.js"
 import * as ViewCheck from "./internal/project/viewCheck.js"
@@ -79,8 +80,6 @@ const inside = (audit: string, rel: string): string | undefined => {
   return full.startsWith(audit + nodePath.sep) ? full : undefined
 }
 
-const STORE_FILES = ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "state.sqlite-journal", ".lock"]
-
 /**
  * Why a path a verb reads or writes on a user's behalf (a body, a report) is not one it may use,
  * or `undefined`: it must be a relative path inside `audit/`, must not name the store's own files
@@ -90,25 +89,8 @@ const STORE_FILES = ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "st
  * @since 0.2.0
  * @category paths
  */
-export const userPathIssue = (p: ProjectPaths, rel: string, what: string): string | undefined => {
-  const full = nodePath.resolve(p.audit, rel)
-  if (!full.startsWith(p.audit + nodePath.sep) || nodePath.isAbsolute(rel) || rel.split(/[\\/]/).includes("..")) {
-    return `${what} '${rel}' is not a relative path inside ${p.audit}`
-  }
-  const owned = (f: string, root: string) => STORE_FILES.includes(nodePath.relative(root, f))
-  if (owned(full, p.audit)) {
-    return `${what} '${rel}' names ${full}, a file the audit store owns (its database, WAL, journal or lock); a store file is never a user path`
-  }
-  const root = Files.realish(p.audit)
-  const real = Files.realish(full)
-  if (!real.startsWith(root + nodePath.sep)) {
-    return `${what} '${rel}' resolves through a symlink to ${real}, outside ${p.audit}; a path the store reads or writes stays inside it`
-  }
-  if (owned(real, root)) {
-    return `${what} '${rel}' resolves through a symlink to ${real}, a file the audit store owns; a store file is never a user path`
-  }
-  return undefined
-}
+export const userPathIssue: (p: ProjectPaths, rel: string, what: string) => string | undefined = (p, rel, what) =>
+  Paths.userPathIssue(p.audit, rel, what)
 
 /**
  * Every path the state names (record bodies, plan and construal bodies, pass reports) that the
@@ -220,6 +202,21 @@ export const refuseOnDrift = Effect.fn("Project.refuseOnDrift")(function*(
  */
 export const decisionRecords: (doc: State.StateDoc, decision: Decision.Decision) => ReadonlySet<string> =
   Scope.decisionRecords
+
+/**
+ * The records whose views `next` checks, as `only` for {@link refuseOnDrift}: `undefined` (every
+ * view, xcheck's behaviour) unless `orchestrator.conf` sets `next_drift_scope = decision`, then
+ * {@link decisionRecords} (ADR 0134).
+ *
+ * @since 0.3.0
+ * @category drift
+ */
+export const nextDriftRecords = (
+  doc: State.StateDoc,
+  decision: Decision.Decision,
+  config: Pick<Decision.DecisionConfig, "nextDriftScope">
+): ReadonlySet<string> | undefined =>
+  config.nextDriftScope === "decision" ? Scope.decisionRecords(doc, decision) : undefined
 
 /**
  * The ids of the records whose row differs between two documents (committed rows are frozen and

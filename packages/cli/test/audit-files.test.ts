@@ -151,6 +151,44 @@ describe("steward audit: view marks never hide drift (ADR 0115)", () => {
     }))
 })
 
+describe("steward audit: next's drift scope (ADR 0134, `next_drift_scope`)", () => {
+  it.live("by default next refuses an edited block of a record its decision does not name; `decision` does not", () =>
+    Effect.gen(function*() {
+      const project = yield* setup
+      // F-0001 rejected: the pass is done and every record terminal, so the decision names none
+      assert.strictEqual((yield* audit(project, "set-status", "F-0001", "rejected")).exitCode, 0)
+      const decided = yield* audit(project, "next", "--dry-run")
+      assert.strictEqual(decided.exitCode, 0, decided.stderr)
+      assert.isTrue(JSON.parse(decided.stdout).decision.kind.startsWith("done"), decided.stdout)
+      const body = path.join(project, "audit/findings/F-0001.md")
+      fs.writeFileSync(body, fs.readFileSync(body, "utf8").replace("status: rejected", "status: accepted"))
+      // xcheck's refuse_on_drift over every view, with its message
+      const refused = yield* audit(project, "next", "--dry-run")
+      assert.strictEqual(refused.exitCode, 1, refused.stderr)
+      assert.include(
+        refused.errorJson().error.message,
+        "1 generated view(s) disagree with state.json:\n  - findings/F-0001.md:"
+      )
+      assert.include(
+        refused.errorJson().error.message,
+        "the file says 'status: accepted', state.json says 'status: rejected'"
+      )
+      const conf = path.join(project, "audit/orchestrator.conf")
+      fs.writeFileSync(conf, "next_drift_scope = all\n")
+      assert.strictEqual((yield* audit(project, "next", "--dry-run")).exitCode, 1, "all is the default spelled out")
+      // `decision`: next checks LEDGER.md and the records it names — none here
+      fs.writeFileSync(conf, "next_drift_scope = decision\n")
+      const narrowed = yield* audit(project, "next", "--dry-run")
+      assert.strictEqual(narrowed.exitCode, 0, narrowed.stderr)
+      // ... and every other reader still refuses the edit
+      assert.strictEqual((yield* audit(project, "status")).exitCode, 1)
+      fs.writeFileSync(conf, "next_drift_scope = some\n")
+      const bad = yield* audit(project, "next", "--dry-run")
+      assert.strictEqual(bad.exitCode, 2)
+      assert.include(bad.errorJson().error.message, "next_drift_scope must be one of all, decision, found 'some'")
+    }))
+})
+
 describe("steward audit: refusal hints render as this CLI's commands (ADR 0135)", () => {
   it.live("a refusal's hinted verb is named `steward audit …`, from the library's structured hint", () =>
     Effect.gen(function*() {

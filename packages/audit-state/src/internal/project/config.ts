@@ -83,6 +83,14 @@ export const parseConfig = (text: string): Decision.DecisionConfig | string => {
         config = { ...config, verbPolicy: { ...config.verbPolicy, [field]: v } }
         break
       }
+      case "next_drift_scope": {
+        // ADR 0134: xcheck's `next` checks every view; `decision` narrows it to what it hands over
+        if (value !== "all" && value !== "decision") {
+          return `line ${k + 1}: next_drift_scope must be one of all, decision, found '${value}'`
+        }
+        config = { ...config, nextDriftScope: value }
+        break
+      }
       case "budgets": {
         // xcheck's budget gates (§4.2 step 8) are not specified anywhere Steward can read: with
         // them on, `next` could hand out a session xcheck would stop. Refuse rather than guess.

@@ -29,8 +29,9 @@ export const statusPayload = (p: Project.ProjectPaths, store: AuditStore.AuditSt
   })
 
 /**
- * `next`'s decision, with the drift check over `LEDGER.md` and the views of the records the
- * decision names (ADR 0134): one file per record of the audit is not what `next` touches.
+ * `next`'s decision, with xcheck's drift check over every view — or, with `next_drift_scope =
+ * decision` in `orchestrator.conf`, over `LEDGER.md` and the views of the records the decision
+ * names (ADR 0134). The decision is pure, so it is taken first; nothing is recorded before the check.
  */
 const nextDecision = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
   Effect.gen(function*() {
@@ -38,8 +39,10 @@ const nextDecision = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape
     const config = yield* Project.readConfig(p)
     const history = config.embargo === true ? yield* store.embargoHistory : []
     const decision = Decision.stateAndDecision(doc, config, history)
-    const named = Project.decisionRecords(doc, decision)
-    const keys = ["LEDGER.md", ...State.records(doc).filter((r) => named.has(r.id)).map((r) => r.body_path)]
+    const named = Project.nextDriftRecords(doc, decision, config)
+    const keys = named === undefined
+      ? undefined
+      : ["LEDGER.md", ...State.records(doc).filter((r) => named.has(r.id)).map((r) => r.body_path)]
     const seen = yield* Project.refuseOnDrift(p, doc, named, yield* store.viewMarks(keys))
     yield* store.markViews(doc.state_revision, seen)
     return { doc, decision }
