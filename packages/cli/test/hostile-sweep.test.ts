@@ -50,13 +50,15 @@ const collect = (child: ChildProcess, probeFile: string): Promise<Ran> =>
   })
 
 /** Run `steward ARGS` from source, measured by the preloaded probe (peak RSS and CPU at exit). */
-const steward = (args: ReadonlyArray<string>, cwd: string): Promise<Ran> => {
+const steward = (args: ReadonlyArray<string>, cwd: string, stdoutFile?: string): Promise<Ran> => {
   const probeFile = path.join(cwd, `probe-${process.hrtime.bigint()}.jsonl`)
+  const out = stdoutFile === undefined ? "ignore" : fs.openSync(stdoutFile, "w")
   const child = spawn(process.execPath, ["-r", probe, "--import", loader, bin, ...args], {
     cwd,
     env: { ...process.env, STEWARD_BENCH_PROBE: probeFile, NO_COLOR: "1" },
-    stdio: ["ignore", "ignore", "pipe"]
+    stdio: ["ignore", out, "pipe"]
   })
+  if (typeof out === "number") fs.closeSync(out)
   return collect(child, probeFile)
 }
 
@@ -291,5 +293,96 @@ describe("hostile sweep: one huge line (through the CLI)", () => {
     assert.include(ran.stderr, `${file}:1: line is longer than 1048576 bytes`)
     const status = await steward(["reflex", "status", "--state-dir", path.join(dir, "state")], dir)
     assert.strictEqual(status.code, 0, status.stderr)
+  }, 600_000)
+})
+
+describe("hostile sweep: work the fuel does not see (through the CLI)", () => {
+  // `unique` over containers keys each item by its canonical text: four 60 KB lists per step cost
+  // far more than the few fuel units the original's table charges. Once, a short expression at
+  // `--fuel 1000000` ran for tens of seconds and a 20-cell organism of them for over a minute; the
+  // hidden-work meter (ADR 0320) must end both early, as EXPR_FUEL with most of the fuel left.
+  const c = Array.from({ length: 70 }, (_, i) => Array.from({ length: 100 }, (_, j) => `s${i}-${j}`))
+  const loop = (body: unknown) => [
+    "fold",
+    ["get", "l"],
+    0,
+    "acc",
+    "i",
+    ["fold", ["get", "l"], ["get", "acc"], "acc2", "j", ["add", ["get", "acc2"], ["len", body]]]
+  ]
+  const program = loop(["unique", ["list", ["get", "c"], ["get", "c"], ["get", "c"], ["get", "c"]]])
+
+  it("algal expr: a unique bomb at --fuel 1000000 runs out of fuel early, within bounds", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "steward-hostile-unique-"))
+    fs.writeFileSync(path.join(dir, "env.json"), JSON.stringify({ l: Array.from({ length: 1000 }, (_, i) => i), c }))
+    fs.writeFileSync(path.join(dir, "program.json"), JSON.stringify(program))
+    const out = path.join(dir, "out.json")
+    const ran = await steward(
+      [
+        "algal",
+        "expr",
+        `@${path.join(dir, "program.json")}`,
+        "--env",
+        `@${path.join(dir, "env.json")}`,
+        "--fuel",
+        "1000000",
+        "--json"
+      ],
+      dir,
+      out
+    )
+    assert.deepStrictEqual(violationsOf(ran), [])
+    assert.strictEqual(ran.code, 1, ran.stderr)
+    const doc = JSON.parse(fs.readFileSync(out, "utf8"))
+    assert.strictEqual(doc.error.code, "EXPR_FUEL")
+    // stopped by the meter, not by running the whole budget
+    assert.isAbove(doc.error.left, 900_000)
+  }, 600_000)
+
+  it("algal run: a 20-cell organism of unique bombs stops at its first cell, within bounds", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "steward-hostile-organism-"))
+    fs.mkdirSync(path.join(dir, "state"))
+    const cells = Array.from({ length: 20 }, (_, i) => ({
+      id: `u${i}`,
+      kind: "expr",
+      inputs: { l: "json", c: "json" },
+      expr: { contract: "algal.expr.v1", program },
+      output: { kind: "json", schema: { type: "number" } }
+    }))
+    const manifest = {
+      contract: "algal.organism.v1",
+      key: "organism:unique",
+      name: "Unique",
+      budgets: { maxWork: 100_000_000 },
+      cells: [{ id: "in", kind: "input", outputs: { l: "json", c: "json" } }, ...cells],
+      edges: cells.flatMap((cell) =>
+        ["l", "c"].map((port) => ({ from: { cell: "in", port }, to: { cell: cell.id, port } }))
+      )
+    }
+    fs.writeFileSync(path.join(dir, "unique.algal.json"), JSON.stringify(manifest))
+    // 25 × 25 steps a cell: within each cell's fuel, so without the meter all twenty run to the end
+    fs.writeFileSync(
+      path.join(dir, "args.json"),
+      JSON.stringify({ in: { l: Array.from({ length: 25 }, (_, i) => i), c } })
+    )
+    const ran = await steward(
+      [
+        "algal",
+        "run",
+        path.join(dir, "unique.algal.json"),
+        "--args",
+        path.join(dir, "args.json"),
+        "--state-dir",
+        path.join(dir, "state"),
+        "--json"
+      ],
+      dir,
+      path.join(dir, "out.json")
+    )
+    assert.deepStrictEqual(violationsOf(ran), [])
+    assert.strictEqual(ran.code, 1, ran.stderr)
+    const receipt = JSON.parse(fs.readFileSync(path.join(dir, "out.json"), "utf8"))
+    assert.strictEqual(receipt.outcome, "failed")
+    assert.deepStrictEqual(receipt.failure, { code: "BUDGET_EXHAUSTED", message: "expr fuel exhausted", path: "u0" })
   }, 600_000)
 })

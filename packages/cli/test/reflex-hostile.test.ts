@@ -91,6 +91,25 @@ describe("steward reflex import: hostile files", () => {
     }))
 })
 
+describe("steward reflex import: retention at the observation cap", () => {
+  // The ledger keeps 20,000 observations a reflex; past that, retention once dropped the oldest
+  // rows whatever they were, so labeled history imported through the CLI silently went. Five full
+  // imports (5 × 4,096 labeled lines) pass the cap: every labeled row must still be there.
+  it.live("20,480 labeled lines imported in five files are all kept past the 20,000 cap", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      for (let k = 0; k < 5; k++) {
+        const lines = Array.from({ length: 4096 }, (_, i) => line(`r${k}-${i}`, `turn ${k} ${i} done`, i % 3 !== 0))
+        const { run } = yield* importFile(state, `part-${k}.jsonl`, lines.join("\n") + "\n")
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.strictEqual(run.json().inserted, 4096)
+      }
+      const status = (yield* runCli(["reflex", "status", "settle", "--json", "--state-dir", state])).json()[0]
+      assert.strictEqual(status.labeled, 20_480)
+      assert.strictEqual(status.observed, 20_480)
+    }), { timeout: 300_000 })
+})
+
 describe("steward reflex: hostile files around imports and programs", () => {
   it.live("a FIFO, a symlink to /dev/zero and invalid UTF-8 are refused without reading them whole", () =>
     Effect.gen(function*() {
