@@ -45,7 +45,12 @@ export const fromParseError = (
         : { path, message: issue.message, choices: [match[1]!], actual: match[2]! }
     )
   }
-  return out.map((issue) => ({
+  // An optional field's `undefined` alternative is noise beside the real one at the same path
+  // ("Expected undefined, actual \"bogus\"" under "expected one of …"): dropped when there is another.
+  const kept = out.filter((issue) =>
+    !(/^Expected undefined, actual /.test(issue.message) && out.some((o) => o !== issue && o.path === issue.path))
+  )
+  return kept.map((issue) => ({
     path: issue.path,
     message: issue.choices !== undefined && issue.choices.length > 1
       ? `expected one of ${issue.choices.join(", ")}, got ${issue.actual}`

@@ -18,11 +18,14 @@ describe("steward config", () => {
       assert.deepStrictEqual(fallback.json(), { key: "reflexes.route", value: "active", source: "default" })
       const set = yield* runCli(["config", "set", "reflexes.route", "observe", "--state-dir", state])
       assert.strictEqual(set.exitCode, 0, set.stderr)
+      assert.strictEqual(set.stderr, "", "a setting steward reads has no note")
       assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), {
         extensions: { reflexes: { route: "observe" } }
       })
       const free = yield* runCli(["config", "set", "policy.level", "read_only", "--state-dir", state])
       assert.strictEqual(free.exitCode, 0, free.stderr)
+      // a free-form area: stored, and said to be read by no steward command (no silent no-op)
+      assert.include(free.stderr, "note: no steward command reads policy.* settings")
       const get = yield* runCli(["config", "get", "reflexes.route", "--state-dir", state])
       assert.strictEqual(get.stdout, "observe")
       const list = yield* runCli(["config", "list", "--json", "--state-dir", state])
@@ -49,10 +52,14 @@ describe("steward config", () => {
         error.message,
         "reflexes.route: expected one of \"off\", \"observe\", \"auto\", \"active\", got \"activ\""
       )
+      // one line per issue: the optional field's `undefined` alternative is not a second line
+      assert.notInclude(error.message, "Expected undefined")
+      assert.strictEqual(error.message.split("\n").length, 1, error.message)
       assert.isFalse(fs.existsSync(path.join(state, "config.json")))
       const learn = yield* runCli(["config", "set", "reflexes.learn", "yes", "--json", "--state-dir", state])
       assert.strictEqual(learn.exitCode, 2)
       assert.include(learn.errorJson().error.message, "reflexes.learn")
+      assert.notInclude(learn.errorJson().error.message, "Expected undefined")
     }))
 
   it.live("an unknown key names the nearest valid one and lists the keys", () =>

@@ -10,6 +10,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as ReflexConfig from "@steward/reflex-core/ReflexConfig"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { cannotRun } from "../CliError.js"
@@ -164,7 +165,18 @@ const setCommand = Command.make("set", {
     const next = setIn(raw ?? {}, path, parsed)
     yield* validate(next, state.configFile)
     yield* write(state.configFile, next)
-    yield* Output.result(json, { key, value: parsed, file: state.configFile }, (d) => `${d.key} = ${show(d.value)}`)
+    // a free-form area is stored for whatever reads config.json; no steward command reads it, so
+    // say so rather than let `config set policy.level read_only` look like it changed something
+    const area = path[1]
+    const note = area !== undefined && !(area in areaSchemas) && path[0] === "extensions"
+      ? `no steward command reads ${area}.* settings; ${key} is kept in ${state.configFile} for tools that read it`
+      : undefined
+    yield* Output.result(
+      json,
+      { key, value: parsed, file: state.configFile, ...(note === undefined ? {} : { note }) },
+      (d) => `${d.key} = ${show(d.value)}`
+    )
+    if (note !== undefined && !json) yield* Console.error(`note: ${note}`)
   })).pipe(Command.withDescription("Change one setting; the whole file is validated before it is written"))
 
 const unset = Command.make(
