@@ -205,7 +205,9 @@ export const shellBudget: (
 ) => { readonly seconds: number; readonly note?: string } = ShellTool.budget
 
 /**
- * `read`: a text file inside the workspace, optionally a line window.
+ * `read`: a text file inside the workspace, optionally a line window. A file over 16 MiB is
+ * never read whole: it comes back a window of whole lines at a time (at most the output budget,
+ * from `offset`), marked `truncated`, with its size and the offset of the next window (ADR 0557).
  *
  * @since 0.1.0
  * @category tools

@@ -14,7 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ScriptedModel, Tools } from "../src/index.js"
 import * as BoundedFile from "../src/internal/boundedFile.js"
-import { MAX_READ_BYTES } from "../src/internal/tools/files.js"
+import { MAX_READ_BYTES, WINDOW_BYTES } from "../src/internal/tools/files.js"
 
 const SAFETY = 20_000
 
@@ -48,6 +48,54 @@ describe("the file tools against hostile files", () => {
       assert.isFalse(big.ok)
       assert.include(big.output, "big.txt is 16.0 MiB, larger than the limit of 16 MiB")
     }).pipe(Effect.provide(env)), SAFETY)
+
+  it.effect(
+    "read of a text file over the limit returns its first window and says so; offset reads the next",
+    () =>
+      Effect.gen(function*() {
+        const dir = workspace()
+        const count = 1_400_000
+        const name = (n: number) => `line ${String(n).padStart(7, "0")}`
+        // 13 bytes a line: 18.2 MB, over the 16 MiB limit
+        fs.writeFileSync(path.join(dir, "big.log"), Array.from({ length: count }, (_, i) => name(i + 1)).join("\n"))
+        const note =
+          /\n\[big\.log is 17\.4 MiB, larger than the limit of 16 MiB, so it is read a window at a time: lines (\d+)–(\d+) \(bytes (\d+)–(\d+)\) shown; ([^\]]+)\]$/
+        const parse = (output: string) => {
+          const m = note.exec(output)
+          assert.isNotNull(m, output.slice(-300))
+          return { text: output.slice(0, m!.index), first: Number(m![1]), last: Number(m![2]), next: m![5]! }
+        }
+        const first = yield* run(Tools.read, { path: "big.log" }, dir)
+        assert.isTrue(first.ok)
+        assert.isTrue(first.truncated)
+        const one = parse(first.output)
+        assert.strictEqual(one.first, 1)
+        assert.isAtMost(Buffer.byteLength(one.text), WINDOW_BYTES)
+        assert.deepStrictEqual(one.text.split("\n"), Array.from({ length: one.last }, (_, i) => name(i + 1)))
+        assert.strictEqual(one.next, `read the next window with offset ${one.last + 1}`)
+        const second = yield* run(Tools.read, { path: "big.log", offset: one.last + 1 }, dir)
+        const two = parse(second.output)
+        assert.strictEqual(two.first, one.last + 1)
+        assert.strictEqual(two.text.split("\n")[0], name(one.last + 1))
+        assert.strictEqual(two.text.split("\n").length, two.last - two.first + 1)
+        const limited = parse((yield* run(Tools.read, { path: "big.log", offset: 1_000_000, limit: 3 }, dir)).output)
+        assert.deepStrictEqual(limited.text.split("\n"), [name(1_000_000), name(1_000_001), name(1_000_002)])
+        assert.strictEqual(limited.next, "read the next window with offset 1000003")
+        const last = parse((yield* run(Tools.read, { path: "big.log", offset: count - 1 }, dir)).output)
+        assert.deepStrictEqual([last.text, last.next], [
+          `${name(count - 1)}\n${name(count)}`,
+          "that is the end of the file"
+        ])
+        const past = yield* run(Tools.read, { path: "big.log", offset: count + 1 }, dir)
+        assert.isFalse(past.ok)
+        assert.include(past.output, `big.log has ${count} lines; offset ${count + 1} is past the end`)
+        // edit still refuses it: an edit needs the whole file
+        const edit = yield* run(Tools.edit, { path: "big.log", oldString: name(1), newString: "x" }, dir)
+        assert.isFalse(edit.ok)
+        assert.include(edit.output, "larger than the limit")
+      }).pipe(Effect.provide(env)),
+    SAFETY
+  )
 
   it.effect(
     "edit refuses an oversized file; write refuses a FIFO target and leaves it a FIFO",

@@ -30,7 +30,10 @@ const kindOf = (s: fs.Stats): string =>
 export const size = (bytes: number): string =>
   bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB` : `${bytes} bytes`
 
-const refused = (reason: "not-a-file" | "too-large" | "io", message: string): Read => ({
+/** A read that returned no bytes. @internal */
+export type Refusal = Exclude<Read, { readonly _tag: "bytes" }>
+
+const refused = (reason: "not-a-file" | "too-large" | "io", message: string): Refusal => ({
   _tag: "refused",
   reason,
   message
@@ -38,16 +41,25 @@ const refused = (reason: "not-a-file" | "too-large" | "io", message: string): Re
 
 const describeError = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
-/** Read at most `maxBytes` of the regular file `file` (symlinks followed); `shown` names it. @internal */
-export const read = (file: string, maxBytes: number, shown: string = file): Read => {
+const tooLarge = (shown: string, bytes: number, maxBytes: number): Refusal =>
+  refused("too-large", `${shown} is ${size(bytes)}, larger than the limit of ${size(maxBytes)}`)
+
+/**
+ * Open the regular file `file` for reading without blocking: stat first (a FIFO, device or socket
+ * is refused unopened, and so is a file over `maxBytes` when given), open non-blocking, and check
+ * the opened descriptor again. The caller closes `fd`. @internal
+ */
+export const openRegular = (
+  file: string,
+  shown: string = file,
+  maxBytes?: number
+): { readonly _tag: "open"; readonly fd: number; readonly stats: fs.Stats } | Refusal => {
   let fd: number
   try {
     const s = fs.statSync(file, { throwIfNoEntry: false })
     if (s === undefined) return { _tag: "missing" }
     if (!s.isFile()) return refused("not-a-file", `${shown} is ${kindOf(s)}, not a regular file`)
-    if (s.size > maxBytes) {
-      return refused("too-large", `${shown} is ${size(s.size)}, larger than the limit of ${size(maxBytes)}`)
-    }
+    if (maxBytes !== undefined && s.size > maxBytes) return tooLarge(shown, s.size, maxBytes)
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT"
@@ -56,11 +68,27 @@ export const read = (file: string, maxBytes: number, shown: string = file): Read
   }
   try {
     const s = fs.fstatSync(fd)
-    if (!s.isFile()) return refused("not-a-file", `${shown} is ${kindOf(s)}, not a regular file`)
-    if (s.size > maxBytes) {
-      return refused("too-large", `${shown} is ${size(s.size)}, larger than the limit of ${size(maxBytes)}`)
-    }
-    const buffer = Buffer.allocUnsafe(Math.min(maxBytes, s.size) + 1)
+    const refusal = !s.isFile()
+      ? refused("not-a-file", `${shown} is ${kindOf(s)}, not a regular file`)
+      : maxBytes !== undefined && s.size > maxBytes
+      ? tooLarge(shown, s.size, maxBytes)
+      : undefined
+    if (refusal === undefined) return { _tag: "open", fd, stats: s }
+    fs.closeSync(fd)
+    return refusal
+  } catch (error) {
+    fs.closeSync(fd)
+    return refused("io", `${shown} cannot be read (${describeError(error)})`)
+  }
+}
+
+/** Read at most `maxBytes` of the regular file `file` (symlinks followed); `shown` names it. @internal */
+export const read = (file: string, maxBytes: number, shown: string = file): Read => {
+  const opened = openRegular(file, shown, maxBytes)
+  if (opened._tag !== "open") return opened
+  const { fd, stats } = opened
+  try {
+    const buffer = Buffer.allocUnsafe(Math.min(maxBytes, stats.size) + 1)
     let total = 0
     for (;;) {
       const n = fs.readSync(fd, buffer, total, buffer.length - total, null)

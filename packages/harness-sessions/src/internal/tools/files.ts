@@ -13,7 +13,8 @@ import * as Schema from "effect/Schema"
 import * as HarnessError from "../../HarnessError.js"
 import type * as Tools from "../../Tools.js"
 import * as BoundedFile from "../boundedFile.js"
-import { bound } from "./output.js"
+import * as FileWindow from "../fileWindow.js"
+import { bound, outputLimit } from "./output.js"
 import * as Paths from "./paths.js"
 
 const PathField = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096)).annotations({
@@ -54,23 +55,72 @@ export const MAX_READ_BYTES = 16 * 1024 * 1024
 
 // Bounded (issue 16): a FIFO or device swapped in after the stat is refused without blocking,
 // and a file over the limit is never read whole; a refusal is a message the model can act on.
+const refusal = (
+  file: Paths.Resolved,
+  result: BoundedFile.Refusal
+): Effect.Effect<Tools.ToolResult, HarnessError.HarnessError> =>
+  result._tag === "missing"
+    ? Effect.succeed(failure(`${file.relative} does not exist; check the path (list it with shell)`))
+    : result.reason === "io"
+    ? Effect.fail(ioError(`reading ${file.relative}`)(result.message))
+    : Effect.succeed(failure(
+      result.reason === "too-large"
+        ? `${result.message}; read a part of it with a shell tool (head, sed -n, grep)`
+        : result.message
+    ))
+
+const fromRead = (
+  file: Paths.Resolved,
+  result: BoundedFile.Read
+): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> =>
+  result._tag === "bytes" ? Effect.succeed(result.bytes.toString("utf8")) : refusal(file, result)
+
 const readText = (file: Paths.Resolved): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> =>
-  Effect.suspend((): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> => {
-    const result = BoundedFile.read(file.absolute, MAX_READ_BYTES, file.relative)
-    switch (result._tag) {
-      case "missing":
-        return Effect.succeed(failure(`${file.relative} does not exist; check the path (list it with shell)`))
-      case "refused":
-        return result.reason === "io"
-          ? Effect.fail(ioError(`reading ${file.relative}`)(result.message))
-          : Effect.succeed(failure(
-            result.reason === "too-large"
-              ? `${result.message}; read a part of it with a shell tool (head, sed -n, grep)`
-              : result.message
-          ))
-      case "bytes":
-        return Effect.succeed(result.bytes.toString("utf8"))
+  Effect.suspend(() => fromRead(file, BoundedFile.read(file.absolute, MAX_READ_BYTES, file.relative)))
+
+/**
+ * The most a `read` of a file over `MAX_READ_BYTES` shows at once (bytes): whole lines within the
+ * output budget, so the model pages through such a file without a line left out (ADR 0557).
+ */
+export const WINDOW_BYTES = outputLimit
+
+/** `read` of a file over the limit: the window from `offset`, and how to read the next one. */
+const readWindow = (
+  file: Paths.Resolved,
+  input: { readonly offset?: number | undefined; readonly limit?: number | undefined }
+): Effect.Effect<Tools.ToolResult, HarnessError.HarnessError> =>
+  Effect.suspend(() => {
+    const result = FileWindow.read(
+      file.absolute,
+      { fromLine: input.offset ?? 1, maxLines: input.limit, maxBytes: WINDOW_BYTES },
+      file.relative
+    )
+    if (result._tag === "past-end") {
+      return Effect.succeed(
+        failure(`${file.relative} has ${result.lines} lines; offset ${input.offset} is past the end`)
+      )
     }
+    if (result._tag !== "window") return refusal(file, result)
+    const over = `${file.relative} is ${BoundedFile.size(result.size)}, larger than the limit of ${
+      BoundedFile.size(MAX_READ_BYTES)
+    }`
+    if (result.text.includes("\0")) {
+      return Effect.succeed(failure(`${over}, and binary; read a part of it with a shell tool (head -c, od, strings)`))
+    }
+    const next = result.atEnd
+      ? "that is the end of the file"
+      : result.lineCut
+      ? `line ${result.firstLine} is longer than ${WINDOW_BYTES} bytes and is cut there; read the rest of it with a shell tool (tail -c +${
+        result.endByte + 1
+      } | head -c ${WINDOW_BYTES})`
+      : `read the next window with offset ${result.lastLine + 1}`
+    return Effect.succeed({
+      ok: true,
+      output:
+        `${result.text}\n[${over}, so it is read a window at a time: lines ${result.firstLine}–${result.lastLine} ` +
+        `(bytes ${result.startByte}–${result.endByte}) shown; ${next}]`,
+      ...(result.firstLine === 1 && result.atEnd ? {} : { truncated: true })
+    })
   })
 
 // A guarded write: never blocks on a FIFO at the target, never truncates a non-regular file.
@@ -94,13 +144,16 @@ export const readFields = {
 /** @internal */
 export const read: Tools.Tool<typeof readFields, FileEnv> = {
   name: "read",
-  description: "Read a text file in the workspace. Use offset and limit (lines) for a window of a large file.",
+  description: "Read a text file in the workspace. Use offset and limit (lines) for a window of a large file. " +
+    "A file over 16 MiB is read a window of whole lines at a time: the result says how to read the next one.",
   input: Schema.Struct(readFields),
   governance: (input, context) => ({ tool: "read", paths: [governed(context.workspace, input.path)] }),
   execute: (input, context) =>
     withFile(context, input.path, (file) =>
       Effect.gen(function*() {
-        const text = yield* readText(file)
+        const whole = BoundedFile.read(file.absolute, MAX_READ_BYTES, file.relative)
+        if (whole._tag === "refused" && whole.reason === "too-large") return yield* readWindow(file, input)
+        const text = yield* fromRead(file, whole)
         if (typeof text !== "string") return text
         if (text.includes("\0")) return failure(`${file.relative} is a binary file; read it with a shell tool instead`)
         const lines = text.split("\n")
