@@ -38,6 +38,13 @@ const stopper = StopSignals.install({
   }
 })
 
+// `steward … | head`: the reader went away. Like `git log | head`, end quietly with the code the
+// command chose (0 when it had not chosen one yet) instead of an unhandled EPIPE stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error
+  process.exit(typeof process.exitCode === "number" ? process.exitCode : 0)
+})
+
 // `pnpm steward …` runs in the repository root; relative paths are the caller's
 // (`scripts/pnpm.mjs` passes it as STEWARD_CWD, pnpm itself as INIT_CWD).
 const callerCwd = process.env["STEWARD_CWD"] ??

@@ -28,6 +28,28 @@ describe("one error vocabulary", () => {
     }
   })
 
+  it("docs/cli.md lists exactly the code's closed set of error codes and exit codes", () => {
+    const section = (title: string) => {
+      const start = doc.indexOf(`## ${title}\n`)
+      assert.isAtLeast(start, 0, title)
+      const end = doc.indexOf("\n## ", start + 1)
+      return doc.slice(start, end === -1 ? undefined : end)
+    }
+    const documented = [...section("Error codes").matchAll(/^\| `([a-z-]+)` \| (\d+) \|/gm)].map((
+      m
+    ) => [m[1], Number(m[2])])
+    assert.deepStrictEqual(
+      Object.fromEntries(documented),
+      Object.fromEntries(Object.entries(ErrorCodes.codes).map(([code, { exit }]) => [code, exit]))
+    )
+    const exits = [...section("Exit codes").matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]))
+    // every exit a code can give is documented, and no other (143: SIGTERM, the other interruption)
+    assert.deepStrictEqual(
+      [...new Set(exits)].sort((a, b) => a - b),
+      [...new Set([0, ...Object.values(ErrorCodes.codes).map((c) => c.exit), 143])].sort((a, b) => a - b)
+    )
+  })
+
   it("an area code keeps its exit code; the CLI code agrees with it", () => {
     assert.strictEqual(ErrorCodes.toCli("GRAPH_CYCLE", 2), "invalid-input")
     assert.strictEqual(ErrorCodes.toCli("stale-revision", 1), "refused")

@@ -119,6 +119,35 @@ describe("progress and colour follow the terminal", () => {
   }, 240_000)
 })
 
+describe("a reader that goes away", () => {
+  it("steward … | head: a closed stdout ends the command quietly, no EPIPE trace", async () => {
+    const dir = tempDir()
+    // a receipt of a few hundred KB: far more than the pipe holds once the reader has gone
+    const args = path.join(dir, "args.json")
+    fs.writeFileSync(args, JSON.stringify({ in: { v: "x".repeat(200_000) } }))
+    const manifest = path.join(dir, "tiny.algal.json")
+    fs.writeFileSync(
+      manifest,
+      JSON.stringify({
+        contract: "algal.organism.v1",
+        key: "organism:tiny",
+        name: "Tiny",
+        cells: [{ id: "in", kind: "input", outputs: { v: "json" } }, { id: "out", kind: "fn", fn: "echo.v1" }],
+        edges: [{ from: { cell: "in", port: "v" }, to: { cell: "out", port: "value" } }]
+      })
+    )
+    const child = piped(["algal", "run", manifest, "--args", args, "--state-dir", dir, "--json"])
+    child.stdin?.end()
+    let stderr = ""
+    child.stderr?.on("data", (d) => void (stderr += String(d)))
+    child.stdout?.once("data", () => child.stdout?.destroy())
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)))
+    assert.notInclude(stderr, "EPIPE")
+    assert.notInclude(stderr, "Unhandled 'error' event")
+    assert.strictEqual(code, 0, stderr)
+  }, 240_000)
+})
+
 describe("signals", () => {
   for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
     it(`${signal} stops a waiting command with exit ${code}`, async () => {

@@ -6,6 +6,7 @@ import * as path from "node:path"
 import * as Cli from "../src/Cli.js"
 import * as CliError from "../src/CliError.js"
 import * as CommandSpec from "../src/CommandSpec.js"
+import * as ErrorCodes from "../src/ErrorCodes.js"
 import * as Examples from "../src/Examples.js"
 import * as Grammar from "../src/Grammar.js"
 import * as Help from "../src/Help.js"
@@ -48,6 +49,20 @@ describe("the command tree", () => {
       }
     }))
 
+  it.effect("every verb's --help as printed (stdout not a terminal) fits 100 columns with no escapes", () =>
+    Effect.gen(function*() {
+      const { spec } = yield* Effect.promise(load)
+      for (const node of [...groupsOf(spec), ...CommandSpec.leaves(spec)]) {
+        const where = node.path.join(" ")
+        const run = yield* runCli([...node.path.slice(1), "--help"])
+        assert.strictEqual(run.exitCode, 0, where)
+        assert.include(run.stdout, `Usage: ${where}`, where)
+        assert.include(run.stdout, "Examples:", where)
+        assert.notMatch(run.stdout, /\u001b/, where)
+        for (const line of run.stdout.split("\n")) assert.isAtMost(line.length, 100, `${where}: ${line}`)
+      }
+    }))
+
   it.effect("every example passes the grammar of the verb it belongs to", () =>
     Effect.gen(function*() {
       const { spec } = yield* Effect.promise(load)
@@ -80,6 +95,9 @@ describe("the command tree", () => {
         const json = yield* runCli([...leaf.path.slice(1), typo, "--json"])
         assert.strictEqual(json.exitCode, 2)
         assert.strictEqual(json.errorJson().error.code, "usage")
+        // a code of the documented closed set, with that code's exit
+        assert.isTrue(Object.hasOwn(ErrorCodes.codes, json.errorJson().error.code))
+        assert.strictEqual(ErrorCodes.codes[json.errorJson().error.code as ErrorCodes.Code].exit, json.exitCode)
         assert.strictEqual(json.errorJson().error.details.option, typo)
         assert.strictEqual(json.stdout, "")
       }
