@@ -143,6 +143,32 @@ export const loadAll = loadAreas(areas.map((area) => area.name)).pipe(
 const firstWord = (tokens: ReadonlyArray<string>): string | undefined =>
   tokens.find((token) => token === "--" || !token.startsWith("-") || token === "-")
 
+// @effect/cli's own words for what is missing ("Missing argument <FILE>", "Expected to find
+// option: '--text'") said as the rest of the CLI says them: what is missing, for which verb, and
+// the verb's usage line.
+const rephrase = (text: string, spec: CommandSpec.CommandSpec) => {
+  const verb = spec.path.join(" ")
+  const usage = Help.usageLine(spec)
+  const arg = /^Missing argument <([^>]+)>(?: with choices (.+))?$/.exec(text.trim())
+  if (arg !== null) {
+    const choices = arg[2]?.split(" | ")
+    return {
+      message: `missing argument ${arg[1]} for ${verb}${
+        choices === undefined ? "" : ` (one of ${choices.join(", ")})`
+      } (usage: ${usage})`,
+      details: { argument: arg[1], ...(choices === undefined ? {} : { choices }) }
+    }
+  }
+  const option = /^Expected to find option: '([^']+)'$/.exec(text.trim())
+  if (option !== null) {
+    return {
+      message: `missing option ${option[1]} for ${verb}, which is required (usage: ${usage})`,
+      details: { option: option[1] }
+    }
+  }
+  return { message: text, details: {} }
+}
+
 // @effect/cli prints its own help text on a parse error before any handler runs; that text is
 // dropped (the error becomes one usage line naming the verb), while a running command's own
 // stderr output is kept.
@@ -168,8 +194,10 @@ const parseAndRun = (area: AnyCommand, outcome: Extract<Grammar.Parsed, { readon
         Effect.withConsole(quiet),
         Effect.catchIf(ValidationError.isValidationError, (error) => {
           const text = "error" in error ? CommandSpec.docText(error.error as HelpDoc.HelpDoc) : "invalid usage"
-          return Effect.fail(cannotRun("usage", `${text}; see '${outcome.spec.path.join(" ")} --help'`, {
-            command: outcome.spec.path.join(" ")
+          const { details, message } = rephrase(text, outcome.spec)
+          return Effect.fail(cannotRun("usage", `${message}; see '${outcome.spec.path.join(" ")} --help'`, {
+            command: outcome.spec.path.join(" "),
+            ...details
           }))
         })
       )

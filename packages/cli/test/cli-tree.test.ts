@@ -103,6 +103,35 @@ describe("the command tree", () => {
       }
     }))
 
+  it.effect("every verb with a required argument, given none, names the argument and its usage line", () =>
+    Effect.gen(function*() {
+      const { spec } = yield* Effect.promise(load)
+      const state = fs.mkdtempSync(path.join(os.tmpdir(), "steward-tree-args-"))
+      let checked = 0
+      for (const leaf of CommandSpec.leaves(spec)) {
+        const first = leaf.args[0]
+        if (first === undefined || first.optional) continue
+        const where = leaf.path.join(" ")
+        // required options too, so the missing argument is the one error
+        const required = leaf.options.filter((o) => !o.optional && o.takesValue).flatMap((o) => [o.names[0]!, "x"])
+        const run = yield* runCli([...leaf.path.slice(1), ...required, "--json", "--state-dir", state])
+        assert.strictEqual(run.exitCode, 2, `${where}: ${run.stderr}`)
+        const error = run.errorJson().error
+        assert.strictEqual(error.code, "usage", where)
+        assert.include(error.message, `missing argument ${first.name} for ${where} (`, where)
+        assert.include(error.message, `(usage: ${where} `, where)
+        if (first.choices !== undefined) assert.deepStrictEqual(error.details.choices, first.choices, where)
+        assert.notInclude(error.message, "Missing argument <", where)
+        assert.strictEqual(error.details.argument, first.name, where)
+        checked++
+      }
+      assert.isAbove(checked, 20)
+      const option = yield* runCli(["reflex", "decide", "settle", "--json", "--state-dir", state])
+      assert.strictEqual(option.exitCode, 2)
+      assert.include(option.errorJson().error.message, "missing option --text for steward reflex decide settle")
+      assert.strictEqual(option.errorJson().error.details.option, "--text")
+    }))
+
   it.effect("an unknown verb is reported by its own level, listing that level's verbs", () =>
     Effect.gen(function*() {
       const { spec } = yield* Effect.promise(load)
