@@ -108,6 +108,21 @@ describe("progress and colour follow the terminal", () => {
     assert.notInclude(json.stdout, "reflex train:")
   }, 240_000)
 
+  it("the demo shows its stages on one progress line on a terminal and erases it; nothing when piped", async () => {
+    const tty = await underPty(["demo", "--state-dir", tempDir()])
+    assert.strictEqual(tty.code, 0, tty.stdout)
+    assert.include(tty.stdout, "steward demo: 1 of 4: importing the synthetic history")
+    assert.include(tty.stdout, "steward demo: 4 of 4: verifying the session")
+    // rewritten in place, and erased before the report
+    assert.include(tty.stdout, "\r\u001b[2Ksteward demo: 2 of 4")
+    assert.include(tty.stdout, "\r\u001b[2KSteward demo — state in")
+    const pipe = await collect(piped(["demo", "--state-dir", tempDir()]))
+    assert.strictEqual(pipe.code, 0, pipe.stderr)
+    assert.strictEqual(pipe.stderr, "")
+    assert.notInclude(pipe.stdout, "steward demo:")
+    assert.include(pipe.stdout, "Steward demo — state in")
+  }, 240_000)
+
   it("help is bold on a terminal, plain with NO_COLOR and when piped", async () => {
     const tty = await underPty(["algal", "--help"])
     assert.include(tty.stdout, "\u001b[1mUsage:")

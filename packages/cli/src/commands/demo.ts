@@ -28,6 +28,7 @@ import * as GlobalOptions from "../GlobalOptions.js"
 import * as DemoData from "../internal/demoData.js"
 import { main } from "../Main.js"
 import * as Output from "../Output.js"
+import * as Progress from "../Progress.js"
 
 interface Step {
   readonly exitCode: number
@@ -72,9 +73,6 @@ const capturing = () => {
   }
   return { console, out, err }
 }
-
-const progress = (json: boolean, message: string) =>
-  process.stderr.isTTY === true ? Output.progress(json, message) : Effect.void
 
 /** The demo's report (`--json` prints it as is). */
 export interface Report {
@@ -202,76 +200,82 @@ export const command = Command.make(
           return JSON.parse(result.stdout) as any
         })
 
-      yield* progress(json, "importing the synthetic history (dry run, then for real)…")
-      const dry = yield* step(["reflex", "import", "settle", history, "--dry-run"])
-      const imported = yield* step(["reflex", "import", "settle", history])
-      yield* progress(json, "running a governed session on the scripted model…")
-      const outcome = yield* step([
-        "session",
-        "run",
-        "--script",
-        scriptFile,
-        "--workspace",
-        workspace,
-        "Tidy up the workspace"
-      ], [0, 1])
-      const second = yield* step(["session", "continue", outcome.session, "Wire the parser into the CLI"], [0, 1])
-      const events: ReadonlyArray<any> = yield* step(["session", "events", outcome.session])
-      const ended = new Map<string, string>()
-      for (const e of events) {
-        if (e.type === "tool.result") ended.set(e.data.callId, e.data.ok === true ? "ran" : "failed")
-        if (e.type === "tool.refused") {
-          ended.set(e.data.callId, e.data.pending === true ? "refused (awaits approval)" : "refused")
-        }
-      }
-      const calls = events.filter((e) => e.type === "tool.call").map((e) => ({
-        tool: String(e.data.tool),
-        resource: String(e.data.citation?.resource ?? ""),
-        decision: String(e.data.decision),
-        outcome: ended.get(e.data.callId) ?? "—",
-        rule: e.data.citation?.ruleId ?? null
-      }))
-      const settles = events.filter((e) => e.type === "reflex.decision" && e.data.reflex === "settle").map((e) => ({
-        category: e.data.category,
-        certified: e.data.certified,
-        held: e.data.held,
-        acts: e.data.acts,
-        action: e.data.action,
-        gate: e.data.gate
-      }))
-      const decided = yield* step([
-        "reflex",
-        "decide",
-        "settle",
-        "--text",
-        "Parser updated. Next, I'll wire the CLI:",
-        "--tool-calls",
-        "60",
-        "--subject",
-        "demo"
-      ])
-      const replayed = yield* step(["reflex", "replay", decided.observation])
-      const verified = yield* step(["session", "verify", outcome.session], [0, 1])
-      const report: Report = {
-        stateDir: state,
-        database: path.join(state, "steward.sqlite"),
-        workspace,
-        history,
-        importDryRun: dry.certificates,
-        import: { inserted: imported.inserted, certificates: imported.certificates },
-        session: {
-          id: outcome.session,
-          status: [outcome.status, second.status].join(", then "),
-          calls,
-          settles
-        },
-        replay: {
-          observation: decided.observation,
-          receipt: replayed.replayed?.receipt ?? "",
-          matches: replayed.matches === true
-        },
-        verify: { verified: verified.verified === true, revisions: verified.revisions ?? 0 }
-      }
+      const report = yield* Progress.around(json, "steward demo", (progress) =>
+        Effect.gen(function*() {
+          yield* progress.stage("1 of 4: importing the synthetic history (dry run, then for real)")
+          const dry = yield* step(["reflex", "import", "settle", history, "--dry-run"])
+          const imported = yield* step(["reflex", "import", "settle", history])
+          yield* progress.stage("2 of 4: running a governed session on the scripted model")
+          const outcome = yield* step([
+            "session",
+            "run",
+            "--script",
+            scriptFile,
+            "--workspace",
+            workspace,
+            "Tidy up the workspace"
+          ], [0, 1])
+          const second = yield* step(["session", "continue", outcome.session, "Wire the parser into the CLI"], [0, 1])
+          const events: ReadonlyArray<any> = yield* step(["session", "events", outcome.session])
+          const ended = new Map<string, string>()
+          for (const e of events) {
+            if (e.type === "tool.result") ended.set(e.data.callId, e.data.ok === true ? "ran" : "failed")
+            if (e.type === "tool.refused") {
+              ended.set(e.data.callId, e.data.pending === true ? "refused (awaits approval)" : "refused")
+            }
+          }
+          const calls = events.filter((e) => e.type === "tool.call").map((e) => ({
+            tool: String(e.data.tool),
+            resource: String(e.data.citation?.resource ?? ""),
+            decision: String(e.data.decision),
+            outcome: ended.get(e.data.callId) ?? "—",
+            rule: e.data.citation?.ruleId ?? null
+          }))
+          const settles = events.filter((e) => e.type === "reflex.decision" && e.data.reflex === "settle").map((e) => ({
+            category: e.data.category,
+            certified: e.data.certified,
+            held: e.data.held,
+            acts: e.data.acts,
+            action: e.data.action,
+            gate: e.data.gate
+          }))
+          yield* progress.stage("3 of 4: deciding and replaying a settle turn")
+          const decided = yield* step([
+            "reflex",
+            "decide",
+            "settle",
+            "--text",
+            "Parser updated. Next, I'll wire the CLI:",
+            "--tool-calls",
+            "60",
+            "--subject",
+            "demo"
+          ])
+          const replayed = yield* step(["reflex", "replay", decided.observation])
+          yield* progress.stage("4 of 4: verifying the session")
+          const verified = yield* step(["session", "verify", outcome.session], [0, 1])
+          const report: Report = {
+            stateDir: state,
+            database: path.join(state, "steward.sqlite"),
+            workspace,
+            history,
+            importDryRun: dry.certificates,
+            import: { inserted: imported.inserted, certificates: imported.certificates },
+            session: {
+              id: outcome.session,
+              status: [outcome.status, second.status].join(", then "),
+              calls,
+              settles
+            },
+            replay: {
+              observation: decided.observation,
+              receipt: replayed.replayed?.receipt ?? "",
+              matches: replayed.matches === true
+            },
+            verify: { verified: verified.verified === true, revisions: verified.revisions ?? 0 }
+          }
+          return report
+        }))
       yield* Output.result(json, report, render)
     })
 ).pipe(
