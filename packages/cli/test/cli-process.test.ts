@@ -134,6 +134,44 @@ describe("progress and colour follow the terminal", () => {
   }, 240_000)
 })
 
+describe("pnpm steward: relative paths are the caller's", () => {
+  // `pnpm steward …` (and `node scripts/pnpm.mjs steward …`) run the script in the repository
+  // root; the caller's folder arrives as INIT_CWD (pnpm) or STEWARD_CWD (the launcher)
+  for (const variable of ["INIT_CWD", "STEWARD_CWD"] as const) {
+    it(`${variable}: --state-dir and --workspace are taken against the caller's folder`, async () => {
+      const caller = tempDir()
+      fs.mkdirSync(path.join(caller, "state"))
+      fs.mkdirSync(path.join(caller, "ws"))
+      const root = path.resolve(pkg, "..", "..")
+      const env = {
+        ...process.env,
+        ...(variable === "INIT_CWD" ? { npm_lifecycle_event: "steward", INIT_CWD: caller } : { STEWARD_CWD: caller })
+      }
+      const run = (args: ReadonlyArray<string>) =>
+        collect(spawn(process.execPath, stewardArgs(args), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] }))
+      const ok = await run(["doctor", "--json", "--state-dir", "./state"])
+      assert.strictEqual(ok.code, 0, ok.stderr)
+      assert.strictEqual(JSON.parse(ok.stdout).stateDir.path, path.join(caller, "state"))
+      const typo = await run(["doctor", "--json", "--state-dir", "./sate"])
+      assert.strictEqual(typo.code, 2)
+      assert.include(JSON.parse(typo.stderr).error.message, `(./sate is relative to ${caller})`)
+      const policy = await run([
+        "policy",
+        "check",
+        "--json",
+        "--state-dir",
+        "./state",
+        "--workspace",
+        "./ws",
+        "--",
+        "ls"
+      ])
+      assert.strictEqual(policy.code, 0, policy.stderr)
+      assert.strictEqual(JSON.parse(policy.stdout).workspace, path.join(caller, "ws"))
+    }, 240_000)
+  }
+})
+
 describe("a reader that goes away", () => {
   it("steward … | head: a closed stdout ends the command quietly, no EPIPE trace", async () => {
     const dir = tempDir()
