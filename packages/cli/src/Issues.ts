@@ -29,26 +29,46 @@ const literal = /^Expected (".*"|-?\d[\d.e+-]*|true|false|null), actual (.*)$/s
 export const fromParseError = (
   error: ParseResult.ParseError,
   prefix: ReadonlyArray<string> = []
+): ReadonlyArray<Issue> =>
+  merge(
+    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+      path: [...prefix, ...issue.path.map(String)].join("."),
+      message: issue.message,
+      literal: issue._tag === "Type"
+    }))
+  )
+
+/**
+ * Issues already flattened (an area's `{ path, message }` list), alternatives of one literal at
+ * one path merged into one line, and an optional field's `undefined` alternative dropped when
+ * there is another issue at its path.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const merge = (
+  issues: ReadonlyArray<{ readonly path: string; readonly message: string; readonly literal?: boolean }>
 ): ReadonlyArray<Issue> => {
   const out: Array<{ path: string; message: string; choices?: Array<string>; actual?: string }> = []
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = [...prefix, ...issue.path.map(String)].join(".")
-    const match = issue._tag === "Type" ? literal.exec(issue.message) : null
-    const last = out[out.length - 1]
-    if (match !== null && last !== undefined && last.path === path && last.choices !== undefined) {
-      last.choices.push(match[1]!)
+  for (const issue of issues) {
+    const match = issue.literal === false ? null : literal.exec(issue.message)
+    const last = out.find((o) => o.path === issue.path && o.choices !== undefined)
+    if (match !== null && last !== undefined) {
+      last.choices!.push(match[1]!)
       continue
     }
     out.push(
       match === null
-        ? { path, message: issue.message }
-        : { path, message: issue.message, choices: [match[1]!], actual: match[2]! }
+        ? { path: issue.path, message: issue.message }
+        : { path: issue.path, message: issue.message, choices: [match[1]!], actual: match[2]! }
     )
   }
-  // An optional field's `undefined` alternative is noise beside the real one at the same path
-  // ("Expected undefined, actual \"bogus\"" under "expected one of …"): dropped when there is another.
+  // An optional field's `undefined` alternative is noise beside the real issue at its path or
+  // inside it ("Expected undefined, actual \"bogus\"" under "expected one of …"): dropped then.
+  const within = (inner: string, outer: string) =>
+    inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`)
   const kept = out.filter((issue) =>
-    !(/^Expected undefined, actual /.test(issue.message) && out.some((o) => o !== issue && o.path === issue.path))
+    !(/^Expected undefined, actual /.test(issue.message) && out.some((o) => o !== issue && within(o.path, issue.path)))
   )
   return kept.map((issue) => ({
     path: issue.path,

@@ -162,6 +162,27 @@ describe("steward policy", () => {
       assert.strictEqual(error.reason, "policy-invalid")
       assert.include(error.message, bad)
       assert.deepStrictEqual(error.details, { file: bad, path: "rules[0].effect", key: "effect" })
+      // one line per issue, a literal with every valid value (not "Expected \"allow\"… (and 3 more)")
+      assert.strictEqual(
+        error.message,
+        `${bad}: rules[0].effect: expected one of "allow", "ask", "deny", got "sometimes"`
+      )
+      const two = write(ws, "two.json", { rules: [{ id: "a", action: "shel", effect: "allow", colour: 1 }] })
+      const twice = yield* runCli(["policy", "check", "--workspace", ws, "--rules", two, "--", "ls"])
+      assert.strictEqual(twice.exitCode, 2)
+      const lines = twice.stderr.replace(/^steward: /, "").split("\n")
+      assert.deepStrictEqual(lines.map((l) => l.split(": ").slice(0, 2).join(": ")).sort(), [
+        `${two}: rules[0].action`,
+        `${two}: rules[0].colour`,
+        `${two}: rules[0].resource`
+      ])
+      assert.include(
+        twice.stderr,
+        `rules[0].action: expected one of "shell", "read", "write", "fetch", "mcp", "agent", "*", got "shel"`
+      )
+      assert.notInclude(twice.stderr, "more)")
+      assert.notInclude(twice.stderr, "Expected undefined")
+      fs.rmSync(two)
 
       const missing = yield* runCli([
         "policy",

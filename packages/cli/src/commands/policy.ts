@@ -22,6 +22,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { cannotRun, NegativeResult } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
+import * as Issues from "../Issues.js"
 import * as Output from "../Output.js"
 import * as Stdin from "../Stdin.js"
 
@@ -39,13 +40,31 @@ const rules = Options.file("rules", { exists: "either" }).pipe(
 )
 const common = { ...GlobalOptions.global, level, workspace, rules } as const
 
+// A policy file with several Schema issues: one line per issue (path, and every valid value of a
+// literal) instead of the first issue and "(and 10 more)", where the ten are one literal's choices.
+const issueLines = (error: GovernanceError.GovernanceError): string | undefined => {
+  const detail = error.detail
+  if (error.code !== "policy-invalid" || error.file === undefined || !Array.isArray(detail) || detail.length < 2) {
+    return undefined
+  }
+  const raw = detail.filter((d): d is { path: string; message: string } =>
+    typeof d?.path === "string" && typeof d?.message === "string"
+  )
+  if (raw.length !== detail.length) return undefined
+  return Issues.merge(raw).map((i) => `${error.file}: ${i.path === "" ? "" : `${i.path}: `}${i.message}`).join("\n")
+}
+
 const toFailure = (error: GovernanceError.GovernanceError) => {
   const details = {
     ...(error.file === undefined ? {} : { file: error.file }),
     ...(error.path === undefined ? {} : { path: error.path }),
     ...(error.key === undefined ? {} : { key: error.key })
   }
-  return cannotRun(error.code, error.message, Object.keys(details).length === 0 ? undefined : details)
+  return cannotRun(
+    error.code,
+    issueLines(error) ?? error.message,
+    Object.keys(details).length === 0 ? undefined : details
+  )
 }
 
 // A typo'd --workspace would otherwise judge every path against a folder that does not exist.
