@@ -146,9 +146,39 @@ const firstWord = (tokens: ReadonlyArray<string>): string | undefined =>
 // @effect/cli's own words for what is missing ("Missing argument <FILE>", "Expected to find
 // option: '--text'") said as the rest of the CLI says them: what is missing, for which verb, and
 // the verb's usage line.
-const rephrase = (text: string, spec: CommandSpec.CommandSpec) => {
+const rephrase = (text: string, spec: CommandSpec.CommandSpec, args: ReadonlyArray<string>) => {
   const verb = spec.path.join(" ")
   const usage = Help.usageLine(spec)
+  const cases = /^Expected one of the following cases: (.+)$/.exec(text.trim())
+  const arg = cases === null ? undefined : spec.args.find((a) => a.choices?.join(", ") === cases[1])
+  if (cases !== null && arg !== undefined) {
+    const given = positionals(spec, args).find((word) => !arg.choices!.includes(word))
+    return {
+      message: `${arg.name}: ${given === undefined ? "" : `'${given}' is `}not one of ${cases[1]}`,
+      details: { argument: arg.name, choices: arg.choices, ...(given === undefined ? {} : { value: given }) }
+    }
+  }
+  return missing(text, verb, usage)
+}
+
+/** The positional words after the verb's path: options and their values skipped. */
+const positionals = (spec: CommandSpec.CommandSpec, args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const rest = args.slice(spec.path.length - 1)
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!
+    if (word === "--") return [...out, ...rest.slice(i + 1)]
+    if (word.startsWith("-") && word !== "-") {
+      const option = spec.options.find((o) => o.names.includes(word.split("=")[0]!))
+      if (option?.takesValue === true && !word.includes("=")) i++
+      continue
+    }
+    out.push(word)
+  }
+  return out
+}
+
+const missing = (text: string, verb: string, usage: string) => {
   const arg = /^Missing argument <([^>]+)>(?: with choices (.+))?$/.exec(text.trim())
   if (arg !== null) {
     const choices = arg[2]?.split(" | ")
@@ -194,7 +224,7 @@ const parseAndRun = (area: AnyCommand, outcome: Extract<Grammar.Parsed, { readon
         Effect.withConsole(quiet),
         Effect.catchIf(ValidationError.isValidationError, (error) => {
           const text = "error" in error ? CommandSpec.docText(error.error as HelpDoc.HelpDoc) : "invalid usage"
-          const { details, message } = rephrase(text, outcome.spec)
+          const { details, message } = rephrase(text, outcome.spec, outcome.args)
           return Effect.fail(cannotRun("usage", `${message}; see '${outcome.spec.path.join(" ")} --help'`, {
             command: outcome.spec.path.join(" "),
             ...details

@@ -132,6 +132,38 @@ describe("the command tree", () => {
       assert.strictEqual(option.errorJson().error.details.option, "--text")
     }))
 
+  it.effect("every verb whose argument has choices names the argument, the value and the choices", () =>
+    Effect.gen(function*() {
+      const { spec } = yield* Effect.promise(load)
+      const state = fs.mkdtempSync(path.join(os.tmpdir(), "steward-tree-choices-"))
+      let checked = 0
+      for (const leaf of CommandSpec.leaves(spec)) {
+        const first = leaf.args[0]
+        if (first?.choices === undefined) continue
+        const where = leaf.path.join(" ")
+        const rest = leaf.args.slice(1).filter((a) => !a.optional).map(() => "x")
+        const required = leaf.options.filter((o) => !o.optional && o.takesValue).flatMap((o) => [o.names[0]!, "x"])
+        const run = yield* runCli([
+          ...leaf.path.slice(1),
+          "bogus",
+          ...rest,
+          ...required,
+          "--json",
+          "--state-dir",
+          state
+        ])
+        assert.strictEqual(run.exitCode, 2, `${where}: ${run.stderr}`)
+        const error = run.errorJson().error
+        assert.strictEqual(error.code, "usage", where)
+        assert.include(error.message, `${first.name}: 'bogus' is not one of ${first.choices.join(", ")}`, where)
+        assert.notInclude(error.message, "Expected one of the following cases", where)
+        assert.deepStrictEqual(error.details.choices, first.choices, where)
+        assert.strictEqual(error.details.value, "bogus", where)
+        checked++
+      }
+      assert.isAtLeast(checked, 3)
+    }))
+
   it.effect("an unknown verb is reported by its own level, listing that level's verbs", () =>
     Effect.gen(function*() {
       const { spec } = yield* Effect.promise(load)
