@@ -15,9 +15,11 @@ import type * as Decision from "./Decision.js"
 import * as Config from "./internal/project/config.js"
 import * as Files from "./internal/project/files.js"
 import * as Paths from "./internal/project/paths.js"
+import * as Render from "./internal/project/render.js"
 import * as Scope from "./internal/project/scope.js"
 import * as Subject from "./internal/project/subject.js"
 import * as ViewCheck from "./internal/project/viewCheck.js"
+import * as ProjectFiles from "./ProjectFiles.js"
 import * as State from "./State.js"
 import type * as Verbs from "./Verbs.js"
 import * as Views from "./Views.js"
@@ -68,8 +70,8 @@ const ioError = (what: string) => (e: { readonly message: string }) => AuditErro
 
 /** A project file's text, bounded (issue 16); `undefined` when it is missing. */
 const readOptional = (file: string): Effect.Effect<string | undefined, AuditError.AuditError> =>
-  Effect.suspend(() => {
-    const r = Files.readText(file)
+  Effect.flatMap(ProjectFiles.current, (view) => {
+    const r = Files.readText(view, file)
     return r._tag === "refused"
       ? Effect.fail(AuditError.make("io", r.message))
       : Effect.succeed(r._tag === "text" ? r.text : undefined)
@@ -84,13 +86,18 @@ const inside = (audit: string, rel: string): string | undefined => {
  * Why a path a verb reads or writes on a user's behalf (a body, a report) is not one it may use,
  * or `undefined`: it must be a relative path inside `audit/`, must not name the store's own files
  * (the database, its WAL, shared memory or journal, the lock), and its real path — symlinks
- * resolved — must stay inside `audit/` and must not be a store file either (issue 16).
+ * resolved through `files` (default: the real disk) — must stay inside `audit/` and must not be a
+ * store file either (issue 16).
  *
  * @since 0.2.0
  * @category paths
  */
-export const userPathIssue: (p: ProjectPaths, rel: string, what: string) => string | undefined = (p, rel, what) =>
-  Paths.userPathIssue(p.audit, rel, what)
+export const userPathIssue = (
+  p: ProjectPaths,
+  rel: string,
+  what: string,
+  files: ProjectFiles.FileView = ProjectFiles.node
+): string | undefined => Paths.userPathIssue(files, p.audit, rel, what)
 
 /**
  * Every path the state names (record bodies, plan and construal bodies, pass reports) that the
@@ -99,7 +106,11 @@ export const userPathIssue: (p: ProjectPaths, rel: string, what: string) => stri
  * @since 0.1.0
  * @category drift
  */
-export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): ReadonlyArray<string> => {
+export const pathsOutsideAudit = (
+  p: ProjectPaths,
+  doc: State.StateDoc,
+  files: ProjectFiles.FileView = ProjectFiles.node
+): ReadonlyArray<string> => {
   const named = [
     ...State.records(doc).map((r) => [r.id, r.body_path] as const),
     ...(doc.plans ?? []).map((x) => [x.id, x.body_path] as const),
@@ -108,7 +119,7 @@ export const pathsOutsideAudit = (p: ProjectPaths, doc: State.StateDoc): Readonl
   ]
   const out: Array<string> = []
   for (const [id, rel] of named) {
-    const issue = userPathIssue(p, rel, `${id}:`)
+    const issue = userPathIssue(p, rel, `${id}:`, files)
     if (issue !== undefined) out.push(issue)
   }
   return out
@@ -131,7 +142,8 @@ export interface ViewReport {
  * (`marks`, from {@link AuditStore.AuditStoreShape.viewMarks}) agrees without being read
  * (ADR 0115); every other view is read, bounded (a FIFO, a device or an oversized file is an
  * `io` error naming it), and compared line by line. Returns the drift and the marks of the views
- * it read and found to agree (to record with `markViews`).
+ * it read and found to agree (to record with `markViews`). Files are read through the provided
+ * {@link ProjectFiles.ProjectFiles} (the real disk when none is).
  *
  * @since 0.2.0
  * @category drift
@@ -144,9 +156,9 @@ export const checkViews = (
     readonly marks?: ReadonlyMap<string, string> | undefined
   } = {}
 ): Effect.Effect<ViewReport, AuditError.AuditError> =>
-  Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+  Effect.flatMap(Effect.zip(Clock.currentTimeMillis, ProjectFiles.current), ([nowMs, view]) =>
     Effect.suspend(() => {
-      const checked = ViewCheck.checkViews(p.audit, doc, State.records(doc), {
+      const checked = ViewCheck.checkViews(view, p.audit, doc, State.records(doc), {
         ...options,
         nowMs,
         ledgerBanner: p.ledgerBanner,
@@ -255,44 +267,20 @@ export const renderViews = Effect.fn("Project.renderViews")(function*(
   const destroyed = only === undefined ? yield* verifyViews(p, doc) : []
   // every target is checked before any file is read or written: a symlink out of audit/ or onto
   // a store file refuses the whole render (issue 16)
+  const view = yield* ProjectFiles.current
   const targets: Array<readonly [string, string, State.Finding | undefined]> = [[LEDGER_KEY, p.ledger, undefined]]
   for (const r of State.records(doc)) {
     if (only !== undefined && !only.has(r.id)) continue
-    const problem = userPathIssue(p, r.body_path, `${r.id} body_path`)
+    const problem = userPathIssue(p, r.body_path, `${r.id} body_path`, view)
     if (problem !== undefined) return yield* Effect.fail(AuditError.make("invalid-input", problem))
     targets.push([r.body_path, nodePath.resolve(p.audit, r.body_path), r])
   }
   const nowMs = yield* Clock.currentTimeMillis
-  return yield* Effect.try({
-    try: () => {
-      let written = 0
-      const marks: Array<readonly [string, string]> = []
-      for (const [key, file, r] of targets) {
-        const current = Files.readText(file)
-        if (current._tag === "refused") throw new Refused(current.message)
-        const text = current._tag === "text" ? current.text : undefined
-        const content = r === undefined
-          ? Views.renderLedger(doc, p.ledgerBanner)
-          : Views.applyFrontmatter(text, r, p.frontmatterBanner)
-        if (text === content) {
-          const fp = Files.fingerprint(file)
-          if (fp !== undefined && Files.settled(fp.mtimeMs, nowMs)) marks.push([key, fp.mark])
-          continue
-        }
-        const mark = Files.writeView(file, content, nowMs)
-        if (mark !== undefined) marks.push([key, mark])
-        written++
-      }
-      return { destroyed, written, marks: marks as ReadonlyArray<readonly [string, string]> }
-    },
-    catch: (e) =>
-      AuditError.make("io", e instanceof Refused ? e.message : `cannot write the views: ${(e as Error).message}`)
-  })
+  const rendered = Render.writeViews(view, doc, targets, nowMs, p)
+  return typeof rendered === "string"
+    ? yield* Effect.fail(AuditError.make("io", rendered))
+    : { destroyed, written: rendered.written, marks: rendered.marks }
 })
-
-class Refused {
-  constructor(readonly message: string) {}
-}
 
 /** The key `LEDGER.md`'s mark is recorded under. */
 const LEDGER_KEY = "LEDGER.md"
@@ -378,19 +366,23 @@ export const lint = Effect.fn("Project.lint")(function*(p: ProjectPaths, doc: St
 /**
  * The subject's git HEAD (what xcheck records as `head_before`), read from `.git` without
  * running git: `HEAD`, then the loose ref or `packed-refs`. `undefined` when the project is not
- * a git work tree or HEAD cannot be read.
+ * a git work tree or HEAD cannot be read. `files`: where to read (default: the real disk).
  *
  * @since 0.2.0
  * @category subject
  */
-export const subjectHead: (project: string) => string | undefined = Subject.subjectHead
+export const subjectHead = (project: string, files: ProjectFiles.FileView = ProjectFiles.node): string | undefined =>
+  Subject.subjectHead(project, files)
 
 /**
  * A subject resolver reading the audited material from the project's working tree: the path
  * must exist, the line range must be inside the file, and the hash must be the sha-256 of
- * its bytes.
+ * its bytes. `files`: where to read (default: the real disk).
  *
  * @since 0.1.0
  * @category subject
  */
-export const workingTreeSubject: (project: string) => Verbs.SubjectResolver = Subject.workingTreeSubject
+export const workingTreeSubject = (
+  project: string,
+  files: ProjectFiles.FileView = ProjectFiles.node
+): Verbs.SubjectResolver => Subject.workingTreeSubject(project, files)

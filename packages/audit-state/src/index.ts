@@ -59,6 +59,13 @@ export * as Metrics from "./Metrics.js"
 export * as Project from "./Project.js"
 
 /**
+ * The project's files as an injected service: the real disk, or an in-memory tree for tests.
+ *
+ * @since 0.3.0
+ */
+export * as ProjectFiles from "./ProjectFiles.js"
+
+/**
  * The state document: model, closed validation, canonical bytes.
  *
  * @since 0.1.0

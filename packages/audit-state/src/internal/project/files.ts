@@ -4,12 +4,14 @@
  * read, and every refusal names the file and the limit. Views are written atomically (a
  * temporary file renamed over the old one) with their modification time set a second back, so any
  * later edit — which stamps the current time — changes the fingerprint a view mark records
- * (ADR 0115).
+ * (ADR 0115). The node calls live here only: everything else reads through a `ProjectFiles.FileView`
+ * (this module's {@link nodeView}, or the memory view of a test).
  *
  * @internal
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { FileView, Kind } from "../../ProjectFiles.js"
 
 /** The largest view, body, report or config file the audit area reads (bytes). */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -33,11 +35,11 @@ const kindOf = (s: fs.Stats): string =>
     ? "a directory"
     : "not a regular file"
 
-const size = (bytes: number): string =>
+export const size = (bytes: number): string =>
   bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB` : `${bytes} bytes`
 
 export type ReadBytes =
-  | { readonly _tag: "bytes"; readonly bytes: Buffer }
+  | { readonly _tag: "bytes"; readonly bytes: Uint8Array }
   | { readonly _tag: "missing" }
   | { readonly _tag: "refused"; readonly message: string }
 
@@ -78,9 +80,9 @@ export const readBytes = (file: string, maxBytes: number = MAX_FILE_BYTES): Read
   }
 }
 
-/** Read `file` as UTF-8 text ({@link readBytes}; invalid UTF-8 is `refused`). */
-export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read => {
-  const r = readBytes(file, maxBytes)
+/** Read `file` through `view` as UTF-8 text (bounded; invalid UTF-8 is `refused`). */
+export const readText = (view: FileView, file: string, maxBytes: number = MAX_FILE_BYTES): Read => {
+  const r = view.read(file, maxBytes)
   if (r._tag !== "bytes") return r
   try {
     return { _tag: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(r.bytes) }
@@ -90,30 +92,60 @@ export const readText = (file: string, maxBytes: number = MAX_FILE_BYTES): Read 
 }
 
 /**
- * A regular file's fingerprint (size, modification and change times, inode), or
- * `undefined` when `file` is missing or not a regular file (a symlink is never fingerprinted).
+ * A regular file's mark — size, modification and change times, inode — or `undefined` when `file`
+ * is missing or not a regular file (a symlink is never marked).
  */
-export const fingerprint = (file: string): { readonly mark: string; readonly mtimeMs: number } | undefined => {
+const mark = (file: string): string | undefined => {
   // number fields (not bigint): a stat per view at 10,000 views must not allocate 14 BigInts each;
   // milliseconds as a double keep sub-microsecond precision, finer than any file system's clock
   const s = fs.lstatSync(file, { throwIfNoEntry: false })
-  if (s === undefined || !s.isFile()) return undefined
-  return { mark: `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}`, mtimeMs: s.mtimeMs }
+  return s === undefined || !s.isFile() ? undefined : `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}`
 }
 
-/**
- * Write a view atomically; returns its fingerprint. The temporary file's modification time is set
- * `BACKDATE_MS` before `nowMs`, so a later edit always changes it.
- */
-export const writeView = (file: string, content: string, nowMs: number): string | undefined => {
+/** The modification time (ms) a mark records (its second field). */
+export const markTime = (mark: string): number => Number(mark.split(":")[1])
+
+/** Write a file atomically (a temporary file renamed over it) with the given modification time. */
+const writeAtomic = (file: string, content: string, mtimeMs: number): string | undefined => {
   fs.mkdirSync(nodePath.dirname(file), { recursive: true })
   const tmp = `${file}.tmp`
   fs.writeFileSync(tmp, content)
-  const back = (nowMs - BACKDATE_MS) / 1000
-  fs.utimesSync(tmp, back, back)
+  fs.utimesSync(tmp, mtimeMs / 1000, mtimeMs / 1000)
   fs.renameSync(tmp, file)
-  return fingerprint(file)?.mark
+  return mark(file)
 }
+
+const kind = (s: fs.Stats): Kind =>
+  s.isFile() ? "file" : s.isDirectory() ? "directory" : s.isSymbolicLink() ? "symlink" : "other"
+
+/** The real disk. */
+export const nodeView: FileView = {
+  read: readBytes,
+  stat: (file) => {
+    try {
+      const s = fs.statSync(file, { throwIfNoEntry: false })
+      return s === undefined ? undefined : kind(s)
+    } catch {
+      return undefined
+    }
+  },
+  mark,
+  writeAtomic,
+  realpath: (file) => {
+    try {
+      return fs.realpathSync(file)
+    } catch {
+      return undefined
+    }
+  }
+}
+
+/**
+ * Write a view atomically through `view`; returns its mark. Its modification time is set
+ * `BACKDATE_MS` before `nowMs`, so a later edit always changes it.
+ */
+export const writeView = (view: FileView, file: string, content: string, nowMs: number): string | undefined =>
+  view.writeAtomic(file, content, nowMs - BACKDATE_MS)
 
 /**
  * Whether a file last modified at `mtimeMs` may be marked clean now: only once its timestamp is
@@ -122,17 +154,15 @@ export const writeView = (file: string, content: string, nowMs: number): string 
 export const settled = (mtimeMs: number, nowMs: number): boolean => nowMs - mtimeMs >= BACKDATE_MS
 
 /** The real path of `file`: the deepest existing ancestor resolved, the rest appended. */
-export const realish = (file: string): string => {
+export const realish = (view: FileView, file: string): string => {
   const rest: Array<string> = []
   let at = file
   while (true) {
-    try {
-      return nodePath.join(fs.realpathSync(at), ...rest.reverse())
-    } catch {
-      const parent = nodePath.dirname(at)
-      if (parent === at) return file
-      rest.push(nodePath.basename(at))
-      at = parent
-    }
+    const real = view.realpath(at)
+    if (real !== undefined) return nodePath.join(real, ...rest.reverse())
+    const parent = nodePath.dirname(at)
+    if (parent === at) return file
+    rest.push(nodePath.basename(at))
+    at = parent
   }
 }

@@ -5,8 +5,8 @@
  * @internal
  */
 import { createHash } from "node:crypto"
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { FileView } from "../../ProjectFiles.js"
 import type * as Verbs from "../../Verbs.js"
 import * as Files from "./files.js"
 
@@ -15,21 +15,16 @@ import * as Files from "./files.js"
  * running git: `HEAD`, then the loose ref or `packed-refs`. `undefined` when the project is not
  * a git work tree or HEAD cannot be read.
  */
-export const subjectHead = (project: string): string | undefined => {
+export const subjectHead = (project: string, view: FileView): string | undefined => {
   // git's own files, bounded (issue 16): a FIFO or an oversized file reads as no HEAD
   const read = (file: string, max = 1024 * 1024) => {
-    const r = Files.readText(file, max)
+    const r = Files.readText(view, file, max)
     return r._tag === "text" ? r.text : undefined
   }
   let gitDir = nodePath.join(project, ".git")
-  let stat: fs.Stats | undefined
-  try {
-    stat = fs.statSync(gitDir, { throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-  if (stat === undefined) return undefined
-  if (stat.isFile()) {
+  const kind = view.stat(gitDir)
+  if (kind === undefined) return undefined
+  if (kind === "file") {
     const m = /^gitdir:\s*(.+)$/m.exec(read(gitDir) ?? "")
     if (!m) return undefined
     gitDir = nodePath.resolve(project, m[1]!.trim())
@@ -53,21 +48,23 @@ export const subjectHead = (project: string): string | undefined => {
  * must exist, the line range must be inside the file, and the hash must be the sha-256 of
  * its bytes.
  */
-export const workingTreeSubject = (project: string): Verbs.SubjectResolver => ({
+export const workingTreeSubject = (project: string, view: FileView): Verbs.SubjectResolver => ({
   check: (rel, lines, sourceHash) => {
     const full = nodePath.resolve(project, rel)
     if (!full.startsWith(nodePath.resolve(project) + nodePath.sep)) {
       return `--locator '${rel}' is not a path inside the subject`
     }
     // bounded (issue 16): a FIFO, a device or an oversized file is refused, not read
-    const read = Files.readBytes(full)
+    const read = view.read(full, Files.MAX_FILE_BYTES)
     if (read._tag === "missing") {
       return `--locator '${rel}' does not exist in the subject commit (the working tree of ${project})`
     }
     if (read._tag === "refused") return `--locator ${read.message}`
     const bytes = read.bytes
     if (lines !== undefined) {
-      const count = bytes.toString("utf8").split("\n").length - (bytes.at(-1) === 10 ? 1 : 0)
+      let newlines = 0
+      for (let k = 0; k < bytes.length; k++) if (bytes[k] === 10) newlines++
+      const count = newlines + 1 - (bytes.at(-1) === 10 ? 1 : 0)
       if (lines[1] > count || lines[0] < 1 || lines[0] > lines[1]) {
         return `--locator ${rel}:${lines[0]}${lines[1] !== lines[0] ? `-${lines[1]}` : ""} names line ${
           lines[1]
