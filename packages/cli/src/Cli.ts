@@ -13,6 +13,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure } from "./CliError.js"
 import * as CommandSpec from "./CommandSpec.js"
 import * as Grammar from "./Grammar.js"
@@ -158,6 +159,31 @@ const rephrase = (text: string, spec: CommandSpec.CommandSpec, args: ReadonlyArr
       details: { argument: arg.name, choices: arg.choices, ...(given === undefined ? {} : { value: given }) }
     }
   }
+  const number = /^'(.*)' is not a (integer|float)$/.exec(text.trim())
+  if (number !== null) {
+    const at = positionals(spec, args).indexOf(number[1]!)
+    const name = spec.args[at]?.name
+    const kind = number[2] === "integer" ? "an integer" : "a number"
+    return {
+      message: `${name === undefined ? "" : `${name}: `}'${number[1]}' is not ${kind}`,
+      details: { ...(name === undefined ? {} : { argument: name }), value: number[1] }
+    }
+  }
+  const path = /^Path '(.*)' must exist$/.exec(text.trim())
+  if (path !== null) {
+    const given = path[1]!
+    const at = args.indexOf(given)
+    const before = at > 0 ? args[at - 1]! : undefined
+    const flag = before !== undefined && before.startsWith("--") ? before : undefined
+    const relative = nodePath.isAbsolute(given) ? "" : ` (${given} is relative to ${process.cwd()})`
+    return {
+      code: "not-found",
+      message: `${flag === undefined ? "" : `${flag} `}${
+        nodePath.resolve(given)
+      }: no such file or directory${relative}`,
+      details: { ...(flag === undefined ? {} : { option: flag }), path: nodePath.resolve(given) }
+    }
+  }
   return missing(text, verb, usage)
 }
 
@@ -224,11 +250,13 @@ const parseAndRun = (area: AnyCommand, outcome: Extract<Grammar.Parsed, { readon
         Effect.withConsole(quiet),
         Effect.catchIf(ValidationError.isValidationError, (error) => {
           const text = "error" in error ? CommandSpec.docText(error.error as HelpDoc.HelpDoc) : "invalid usage"
-          const { details, message } = rephrase(text, outcome.spec, outcome.args)
-          return Effect.fail(cannotRun("usage", `${message}; see '${outcome.spec.path.join(" ")} --help'`, {
-            command: outcome.spec.path.join(" "),
-            ...details
-          }))
+          const { details, message, ...rest } = rephrase(text, outcome.spec, outcome.args)
+          return Effect.fail(
+            cannotRun("code" in rest ? rest.code : "usage", `${message}; see '${outcome.spec.path.join(" ")} --help'`, {
+              command: outcome.spec.path.join(" "),
+              ...details
+            })
+          )
         })
       )
   })

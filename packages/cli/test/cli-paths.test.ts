@@ -84,6 +84,27 @@ describe("paths named on the command line", () => {
       assert.strictEqual(run.stdout, "")
     }))
 
+  it.live("a path the option parser checks is said in words with its option and folder", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const run = yield* runCli(["session", "run", "--json", "--state-dir", state, "--workspace", "./no-such-ws", "hi"])
+      assert.strictEqual(run.exitCode, 2)
+      const error = run.errorJson().error
+      assert.strictEqual(error.code, "not-found")
+      assert.include(
+        error.message,
+        `--workspace ${
+          path.resolve("no-such-ws")
+        }: no such file or directory (./no-such-ws is relative to ${process.cwd()})`
+      )
+      assert.notInclude(error.message, "must exist")
+      assert.strictEqual(error.details.option, "--workspace")
+      const version = yield* runCli(["reflex", "rollback", "settle", "abc", "--json", "--state-dir", state])
+      assert.strictEqual(version.exitCode, 2)
+      assert.include(version.errorJson().error.message, "VERSION: 'abc' is not an integer")
+      assert.strictEqual(version.errorJson().error.details.argument, "VERSION")
+    }))
+
   it.live("a missing file is said in words, as not-found, in every area", () =>
     Effect.gen(function*() {
       const state = tempDir()
