@@ -6,6 +6,7 @@ import * as ReflexError from "@steward/reflex-core/ReflexError"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Cli from "../src/Cli.js"
 import * as ErrorCodes from "../src/ErrorCodes.js"
 import { runCli } from "./harness.js"
 
@@ -48,6 +49,13 @@ describe("one error vocabulary", () => {
       [...new Set(exits)].sort((a, b) => a - b),
       [...new Set([0, ...Object.values(ErrorCodes.codes).map((c) => c.exit), 143])].sort((a, b) => a - b)
     )
+  })
+
+  it("docs/cli.md names every area of the command tree", () => {
+    const line = /Areas: ([^.]+)\./.exec(doc.replace(/\n/g, " "))
+    assert.isNotNull(line)
+    const listed = [...line![1]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1])
+    assert.deepStrictEqual(listed.sort(), Cli.areas.map((a) => a.name).sort())
   })
 
   it("an area code keeps its exit code; the CLI code agrees with it", () => {
