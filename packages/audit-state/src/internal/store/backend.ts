@@ -92,18 +92,50 @@ export const LEDGER_MARK = "LEDGER.md"
  */
 export const staleViews = (prev: State.StateDoc | undefined, next: State.StateDoc): ReadonlyArray<string> => {
   const out = new Set<string>([LEDGER_MARK])
-  const rows = (d: State.StateDoc | undefined) => [...(d?.findings ?? []), ...(d?.class_findings ?? [])]
-  if (prev?.findings === next.findings && prev?.class_findings === next.class_findings) return [...out]
-  const before = new Map<string, State.Finding>()
-  for (const r of rows(prev)) before.set(r.id, r)
-  for (const r of rows(next)) {
-    const old = before.get(r.id)
+  changedBodies(prev?.findings ?? [], next.findings ?? [], out)
+  changedBodies(prev?.class_findings ?? [], next.class_findings ?? [], out)
+  return [...out]
+}
+
+/**
+ * Adds to `out` the body paths of the rows that differ between two versions of one collection.
+ * A verb replaces rows in place and appends new ones, so the rows are compared position by
+ * position first: a commit costs pointer comparisons, not a map of every record. Rows that moved
+ * (an id at a different position) fall back to matching by id.
+ */
+const changedBodies = (
+  before: ReadonlyArray<State.Finding>,
+  after: ReadonlyArray<State.Finding>,
+  out: Set<string>
+): void => {
+  if (before === after) return
+  const common = Math.min(before.length, after.length)
+  for (let i = 0; i < common; i++) {
+    const old = before[i]!
+    const row = after[i]!
+    if (old === row) continue
+    if (old.id !== row.id) return changedById(before, after, out)
+    out.add(row.body_path)
+    out.add(old.body_path)
+  }
+  for (let i = common; i < before.length; i++) out.add(before[i]!.body_path)
+  for (let i = common; i < after.length; i++) out.add(after[i]!.body_path)
+}
+
+const changedById = (
+  before: ReadonlyArray<State.Finding>,
+  after: ReadonlyArray<State.Finding>,
+  out: Set<string>
+): void => {
+  const byId = new Map<string, State.Finding>()
+  for (const r of before) byId.set(r.id, r)
+  for (const r of after) {
+    const old = byId.get(r.id)
     if (old !== r) {
       out.add(r.body_path)
       if (old !== undefined) out.add(old.body_path)
     }
-    before.delete(r.id)
+    byId.delete(r.id)
   }
-  for (const r of before.values()) out.add(r.body_path)
-  return [...out]
+  for (const r of byId.values()) out.add(r.body_path)
 }
