@@ -1,95 +1,17 @@
 /**
- * xcheck's closed `--json` output schemas (v10) and the checker that holds a payload to them both
- * ways. The schemas are pure data.
+ * xcheck's closed `--json` output schemas (v10) — type tables derived from the payload Schemas
+ * (`report.ts`) — and the checker that holds a payload to them both ways with xcheck's wording.
  *
  * @internal
  */
 import type { OutputSchema } from "../../Metrics.js"
+import { MetricsReport, outputSchemaOf, StatusReport } from "./report.js"
 
-/** `status --json` schema v10. */
-export const STATUS_SCHEMA: OutputSchema = {
-  output_schema_version: "int",
-  xcheck_version: "str",
-  project: "str",
-  schema_version: "int",
-  state_revision: "int",
-  head_before: "str|null",
-  passes: { done: "int", queued: "list" },
-  findings: { total: "int", by_status: "dict" },
-  lock: "dict|null",
-  decision: { kind: "str", detail: "str|list|null" },
-  quarantine: { pending: "int", bundles: "list" },
-  full_sweep: { last: "str|null", pass: "str|null", days: "int|null", note: "str" }
-}
+/** `status --json` schema v10, derived from its Schema. */
+export const STATUS_SCHEMA: OutputSchema = outputSchemaOf(StatusReport)
 
-/** `metrics --json` schema v10. */
-export const METRICS_SCHEMA: OutputSchema = {
-  output_schema_version: "int",
-  project: "str",
-  passes_done: "int",
-  findings: { total: "int", by_status: "dict", by_severity: "dict", by_dimension: "dict", attempts: "dict" },
-  class_findings: { ids: "list", members: "int" },
-  auditor_accuracy_pct: "num|null",
-  fix_durability_pct: "num|null",
-  independence: {
-    by_level: "dict",
-    degraded: "int",
-    measured: "int",
-    levels: "list",
-    degraded_levels: "list",
-    ceiling: "str"
-  },
-  sessions: { total: "int", by_outcome: "dict", by_provider: "dict" },
-  fix_durability_baseline_pct: "num|null",
-  reopen_rate_pct: "num|null",
-  human_interventions: { gates: "int", by_gate: "dict", norm_rulings: "int", human_retakes: "int", total: "int" },
-  false_closure_rate_pct: "num|null",
-  false_closures: "int",
-  closures_recorded: "int",
-  tokens: {
-    sessions_finished: "int",
-    sessions_measured: "int",
-    sessions_unmeasured: "int",
-    total: "num|null",
-    canonical_transitions: "int",
-    canonical_transitions_measured: "int",
-    coverage_pct: "num|null",
-    per_canonical_transition: "num|null",
-    on_sessions_that_moved_nothing: "num|null",
-    share_that_moved_nothing_pct: "num|null",
-    scope: "str",
-    source: "str"
-  },
-  telemetry: {
-    sessions_finished: "int",
-    by_field: "dict",
-    by_source: "dict",
-    disagreements: "int",
-    fields: "list",
-    scope: "str"
-  },
-  cost_per_accepted_finding: {
-    proxy: "str",
-    session_seconds: "int",
-    accepted_findings: "int",
-    seconds_per_accepted_finding: "num|null"
-  },
-  coverage_completeness_pct: "num|null",
-  recovery_after_kill_pct: "num|null",
-  killed_sessions: "int",
-  breakdowns: {
-    durability_by_dimension: "dict",
-    durability_by_fix_type: "dict",
-    recurrence_rate_pct: "num|null",
-    reopen_cause: "dict",
-    verification_independence: "dict",
-    human_intervention_rate: "num|null",
-    seconds_per_closed_finding: "num|null",
-    residue_pass_share_pct: "num|null",
-    false_closures_found_later: "int",
-    sessions_by_route: "dict"
-  }
-}
+/** `metrics --json` schema v10, derived from its Schema. */
+export const METRICS_SCHEMA: OutputSchema = outputSchemaOf(MetricsReport)
 
 const typeOk = (v: unknown, t: string): boolean =>
   t.split("|").some((one) => {
