@@ -284,7 +284,14 @@ export const analyze = (root: CommandSpec, globals: Globals): Parsed | CommandFa
       })
     }
     const names = node.args.map((arg) => arg.name).join(" ")
-    return usage(node, `too many arguments (expects ${names.length === 0 ? "none" : names})`, {})
+    const unexpected = positionals.slice(extra)
+    return usage(
+      node,
+      `unexpected argument${unexpected.length === 1 ? "" : "s"} ${unexpected.map((t) => `'${t}'`).join(" ")} (${
+        node.path.join(" ")
+      } takes ${names.length === 0 ? "no arguments" : names})`,
+      { arguments: unexpected }
+    )
   }
   if (afterDashes > 0 && repeated === undefined && node.args.length === 0) {
     return usage(node, "takes no arguments after `--`", {})

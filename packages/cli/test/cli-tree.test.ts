@@ -164,6 +164,26 @@ describe("the command tree", () => {
       assert.isAtLeast(checked, 3)
     }))
 
+  it.effect("every verb given one argument too many names the extra word and what it takes", () =>
+    Effect.gen(function*() {
+      const { spec } = yield* Effect.promise(load)
+      const state = fs.mkdtempSync(path.join(os.tmpdir(), "steward-tree-extra-"))
+      let checked = 0
+      for (const leaf of CommandSpec.leaves(spec)) {
+        if (leaf.args.some((a) => a.repeated)) continue
+        const where = leaf.path.join(" ")
+        const words = [...leaf.args.map((a) => a.choices?.[0] ?? "x"), "zzextra"]
+        const run = yield* runCli([...leaf.path.slice(1), ...words, "--json", "--state-dir", state])
+        assert.strictEqual(run.exitCode, 2, `${where}: ${run.stderr}`)
+        const error = run.errorJson().error
+        assert.strictEqual(error.code, "usage", where)
+        assert.include(error.message, `unexpected argument 'zzextra' (${where} takes `, where)
+        assert.deepStrictEqual(error.details.arguments, ["zzextra"], where)
+        checked++
+      }
+      assert.isAbove(checked, 30)
+    }))
+
   it.effect("an unknown verb is reported by its own level, listing that level's verbs", () =>
     Effect.gen(function*() {
       const { spec } = yield* Effect.promise(load)
