@@ -71,6 +71,19 @@ describe("steward algal expr", () => {
       assert.strictEqual(usage.stdout, "")
     }))
 
+  it.live("a syntax error names its line and column, not a character offset", () =>
+    Effect.gen(function*() {
+      const run = yield* runExpr(["[\"add\",\n  1\n  2]", "--json"])
+      assert.strictEqual(run.exitCode, 2)
+      const error = JSON.parse(run.stderr).error
+      assert.strictEqual(
+        error.message,
+        "PROGRAM is not valid JSON: Expected ',' or ']', found \"2\" (line 3, column 3)"
+      )
+      assert.deepStrictEqual(error.details, { line: 3, column: 3 })
+      assert.notInclude(error.message, "position")
+    }))
+
   it.live("PROGRAM and --env accept @file", () =>
     Effect.gen(function*() {
       const dir = tempDir()

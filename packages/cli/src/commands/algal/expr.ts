@@ -62,6 +62,18 @@ const utf8 = (label: string, bytes: Uint8Array) =>
 const parseArgument = (label: string, text: string) => {
   const decoded = decodeJson(text)
   if (Either.isLeft(decoded)) {
+    // said with where it is (line and column), not the platform parser's character offset
+    const strict = StrictJson.parse(text, { maxDepth: Canonical.maxDepth })
+    if (!strict.ok && strict.error.issue === "syntax") {
+      const { error } = strict
+      const what = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}`
+      return Effect.fail(
+        cannotRun("EXPR_PARSE", `${label} is not valid JSON: ${what} (line ${error.line}, column ${error.column})`, {
+          line: error.line,
+          column: error.column
+        })
+      )
+    }
     return Effect.fail(cannotRun("EXPR_PARSE", `${label} is not valid JSON: ${firstLine(decoded.left.message)}`))
   }
   // JSON.parse keeps the last of two equal keys: a document that says two things is refused,
