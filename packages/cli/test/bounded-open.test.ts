@@ -95,6 +95,19 @@ describe("reflex import: a FIFO swapped in between the check and the open", () =
       assert.include(error.message, "history.jsonl: is not a regular file (it changed after it was checked)")
     }))
 
+  it.effect("text is decoded as it streams: a character across a chunk boundary is whole; a cut one refused", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir(), "boundary.jsonl")
+      // "é" is two bytes: its first ends the first 64 KiB chunk, its second starts the next
+      const text = `${"a".repeat(64 * 1024 - 1)}é\n${"b".repeat(10)}\n`
+      fs.writeFileSync(file, text)
+      assert.strictEqual(yield* ReflexFiles.readImportOpened(file), text)
+      const cut = path.join(dir(), "cut.jsonl")
+      fs.writeFileSync(cut, Buffer.concat([Buffer.from("ok\n"), Buffer.from([0xc3])]))
+      const error = yield* Effect.flip(ReflexFiles.readImportOpened(cut))
+      assert.include(error.message, "cut.jsonl: not valid UTF-8")
+    }))
+
   it.effect("a regular import is still streamed with the line bound and its line number", () =>
     Effect.gen(function*() {
       const file = path.join(dir(), "long.jsonl")

@@ -102,7 +102,11 @@ export const readImport = (file: string) =>
  */
 export const readImportOpened = (file: string) =>
   Effect.suspend(() => {
-    const chunks: Array<Uint8Array> = []
+    // decoded as it arrives: the bytes are not kept beside the text (a 60 MB history once held
+    // its chunks, their concatenation and the decoded string at the same time)
+    const decoder = new TextDecoder("utf-8", { fatal: true })
+    const parts: Array<string> = []
+    const invalid = () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
     let line = 1
     let run = 0
     const onChunk = (chunk: Uint8Array) =>
@@ -123,15 +127,17 @@ export const readImportOpened = (file: string) =>
           run = 0
           at = nl + 1
         }
-        chunks.push(chunk)
-        return Effect.void
+        return Effect.try({ try: () => void parts.push(decoder.decode(chunk, { stream: true })), catch: invalid })
       })
     return BoundedFile.foldOpened(file, { maxBytes: maxImportBytes }, onChunk).pipe(
       Effect.mapError((e) => e instanceof BoundedFile.FileRefused ? BoundedFile.toFailure(e) : e),
       Effect.flatMap(() =>
         Effect.try({
-          try: () => new TextDecoder("utf-8", { fatal: true }).decode(BoundedFile.concat(chunks)),
-          catch: () => cannotRun("invalid-input", `${file}: not valid UTF-8`, { file })
+          try: () => {
+            parts.push(decoder.decode())
+            return parts.join("")
+          },
+          catch: invalid
         })
       )
     )
