@@ -85,7 +85,8 @@ const section = (title: string, bold: boolean): string => bold ? `\u001b[1m${tit
 const table = (rows: ReadonlyArray<readonly [string, string]>): Array<string> => {
   const column = Math.min(30, Math.max(...rows.map(([label]) => label.length)) + 4)
   return rows.flatMap(([label, text]) =>
-    label.length + 2 >= column
+    // at least two spaces between a label and its text; a longer label gets its own line
+    label.length + 4 > column
       ? [`  ${label}`, ...wrap(text, column, " ".repeat(column))]
       : wrap(text, column, `  ${label}`)
   )

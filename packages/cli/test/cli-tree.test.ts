@@ -45,6 +45,16 @@ describe("the command tree", () => {
         assert.isAtLeast(Examples.of(node.path).length, 1, `${where} has no example`)
         assert.isAbove(node.description.length, 10, `${where} has no description`)
         for (const option of node.options) assert.isAbove(option.description.length, 5, `${where} ${option.names[0]}`)
+        // a label and its text are two columns: never one space apart
+        for (const option of node.options) {
+          const label = `${[...option.names].sort((a, b) => a.length - b.length).join(", ")}${
+            option.takesValue ? ` ${option.placeholder}` : ""
+          }`
+          const row = text.split("\n").find((l) => l.startsWith(`  ${label}`))
+          if (row === undefined) continue
+          const after = row.slice(2 + label.length)
+          assert.isTrue(after === "" || after.startsWith("  "), `${where}: '${row}'`)
+        }
         for (const arg of node.args) assert.isAbove(arg.description.length, 5, `${where} ${arg.name}`)
       }
     }))
