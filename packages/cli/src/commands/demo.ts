@@ -85,6 +85,8 @@ export interface Report {
   readonly session: {
     readonly id: string
     readonly status: string
+    /** Sessions run before this one whose stopped-short turn was held back for the person. */
+    readonly heldBack: number
     readonly calls: ReadonlyArray<
       {
         readonly tool: string
@@ -137,6 +139,9 @@ const render = (r: Report): string =>
     ...r.session.calls.map((c) =>
       `   ${c.decision.padEnd(5)} ${c.tool} ${c.resource} — ${c.outcome}${c.rule === null ? "" : ` (rule ${c.rule})`}`
     ),
+    ...(r.session.heldBack === 0 ? [] : [
+      `   (${r.session.heldBack} earlier session(s) had that turn held back for the person — one in ten, by hash — and were run again)`
+    ]),
     ...r.session.settles.map((s) =>
       `   turn end: settle reflex says ${s.category}${s.certified ? ", certified" : ""}${
         s.held ? ", held back for the person" : ""
@@ -206,39 +211,59 @@ export const command = Command.make(
           const dry = yield* step(["reflex", "import", "settle", history, "--dry-run"])
           const imported = yield* step(["reflex", "import", "settle", history])
           yield* progress.stage("2 of 4: running a governed session on the scripted model")
-          const outcome = yield* step([
-            "session",
-            "run",
-            "--script",
-            scriptFile,
-            "--workspace",
-            workspace,
-            "Tidy up the workspace"
-          ], [0, 1])
-          const second = yield* step(["session", "continue", outcome.session, "Wire the parser into the CLI"], [0, 1])
-          const events: ReadonlyArray<any> = yield* step(["session", "events", outcome.session])
-          const ended = new Map<string, string>()
-          for (const e of events) {
-            if (e.type === "tool.result") ended.set(e.data.callId, e.data.ok === true ? "ran" : "failed")
-            if (e.type === "tool.refused") {
-              ended.set(e.data.callId, e.data.pending === true ? "refused (awaits approval)" : "refused")
-            }
+          // one session of the scripted model: its calls with their outcomes, and its settle decisions
+          const governed = () =>
+            Effect.gen(function*() {
+              const outcome = yield* step([
+                "session",
+                "run",
+                "--script",
+                scriptFile,
+                "--workspace",
+                workspace,
+                "Tidy up the workspace"
+              ], [0, 1])
+              const second = yield* step(["session", "continue", outcome.session, "Wire the parser into the CLI"], [
+                0,
+                1
+              ])
+              const events: ReadonlyArray<any> = yield* step(["session", "events", outcome.session])
+              const ended = new Map<string, string>()
+              for (const e of events) {
+                if (e.type === "tool.result") ended.set(e.data.callId, e.data.ok === true ? "ran" : "failed")
+                if (e.type === "tool.refused") {
+                  ended.set(e.data.callId, e.data.pending === true ? "refused (awaits approval)" : "refused")
+                }
+              }
+              const calls = events.filter((e) => e.type === "tool.call").map((e) => ({
+                tool: String(e.data.tool),
+                resource: String(e.data.citation?.resource ?? ""),
+                decision: String(e.data.decision),
+                outcome: ended.get(e.data.callId) ?? "—",
+                rule: e.data.citation?.ruleId ?? null
+              }))
+              const settles = events.filter((e) => e.type === "reflex.decision" && e.data.reflex === "settle").map((
+                e
+              ) => ({
+                category: e.data.category,
+                certified: e.data.certified,
+                held: e.data.held,
+                acts: e.data.acts,
+                action: e.data.action,
+                gate: e.data.gate
+              }))
+              return { outcome, second, calls, settles }
+            })
+          // One turn in ten is held back for the person, by a hash of the run: the demo is there to
+          // show the certified head acting, so a session whose stopped-short turn was held back is
+          // said (heldBack) and run again, at most five times.
+          let governedRun = yield* governed()
+          let heldBack = 0
+          while (heldBack < 5 && governedRun.settles.some((x) => x.category === "stopped_short" && x.held)) {
+            heldBack++
+            governedRun = yield* governed()
           }
-          const calls = events.filter((e) => e.type === "tool.call").map((e) => ({
-            tool: String(e.data.tool),
-            resource: String(e.data.citation?.resource ?? ""),
-            decision: String(e.data.decision),
-            outcome: ended.get(e.data.callId) ?? "—",
-            rule: e.data.citation?.ruleId ?? null
-          }))
-          const settles = events.filter((e) => e.type === "reflex.decision" && e.data.reflex === "settle").map((e) => ({
-            category: e.data.category,
-            certified: e.data.certified,
-            held: e.data.held,
-            acts: e.data.acts,
-            action: e.data.action,
-            gate: e.data.gate
-          }))
+          const { calls, outcome, second, settles } = governedRun
           yield* progress.stage("3 of 4: deciding and replaying a settle turn")
           const decided = yield* step([
             "reflex",
@@ -265,7 +290,8 @@ export const command = Command.make(
               id: outcome.session,
               status: [outcome.status, second.status].join(", then "),
               calls,
-              settles
+              settles,
+              heldBack
             },
             replay: {
               observation: decided.observation,
