@@ -48,7 +48,11 @@ export const migrations = Migrator.fromRecord({
  * @since 0.1.0
  * @category migrations
  */
-export const migrate = Migrator.make({})({ loader: migrations, table: "steward_host_migrations" })
+export const migrate = Migrator.make({})({ loader: migrations, table: "steward_host_migrations" }).pipe(
+  // Hosts opening one fresh PostgreSQL database at once race to create the migrations table; the
+  // loser's retry finds it and waits on the migrator's table lock (ADR 0600).
+  Effect.retry({ times: 2 })
+)
 
 /**
  * A SQLite client for a database file, with WAL and the busy timeout set. Failing to open the

@@ -10,7 +10,7 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -97,6 +97,29 @@ export const postgresLayer = (url: string = postgresUrl ?? ""): Layer.Layer<SqlC
       (database) => PgClient.layer({ url: Redacted.make(database), types: pgTypes, maxConnections: 20 })
     )
   ).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
+
+/**
+ * Runs `migrate` from `pools` separate connection pools at once against one fresh PostgreSQL
+ * database — what several hosts opening a new shared database together do — and returns what each
+ * run returned. The pools are closed and the database dropped with the scope.
+ *
+ * @since 0.1.0
+ * @category databases
+ */
+export const migrateConcurrently = <A, E>(
+  migrate: Effect.Effect<A, E, SqlClient.SqlClient>,
+  pools = 8
+): Effect.Effect<ReadonlyArray<A>, E, Scope.Scope> =>
+  Effect.gen(function*() {
+    const database = yield* freshPostgresDatabase()
+    const clients = yield* Effect.forEach(
+      Array.from({ length: pools }),
+      () => PgClient.make({ url: Redacted.make(database), types: pgTypes, maxConnections: 1 })
+    ).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+    return yield* Effect.forEach(clients, (sql) => Effect.provideService(migrate, SqlClient.SqlClient, sql), {
+      concurrency: "unbounded"
+    })
+  })
 
 /**
  * A fresh SQLite database in a temporary file (WAL, so several connections behave as in the host).

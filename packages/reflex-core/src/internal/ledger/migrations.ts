@@ -53,4 +53,8 @@ export const migrations = Migrator.fromRecord({
 })
 
 /** @internal */
-export const migrate = Migrator.make({})({ loader: migrations, table: "reflex_core_migrations" })
+export const migrate = Migrator.make({})({ loader: migrations, table: "reflex_core_migrations" }).pipe(
+  // Hosts opening one fresh PostgreSQL database at once race to create the migrations table; the
+  // loser's retry finds it and waits on the migrator's table lock (ADR 0600).
+  Effect.retry({ times: 2 })
+)
