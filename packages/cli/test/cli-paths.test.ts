@@ -22,6 +22,26 @@ describe("paths named on the command line", () => {
       assert.isFalse(fs.existsSync(missing))
     }))
 
+  it.live("an audit --project that does not exist is refused, on the area and on a verb, and nothing is created", () =>
+    Effect.gen(function*() {
+      const state = tempDir()
+      const missing = path.join(tempDir(), "projcet")
+      for (
+        const args of [
+          ["audit", "init", "--json", "--project", missing, "--state-dir", state],
+          ["audit", "--project", missing, "status", "--json", "--state-dir", state],
+          ["audit", "loop", "--json", "--project", missing, "--state-dir", state]
+        ]
+      ) {
+        const run = yield* runCli(args)
+        assert.strictEqual(run.exitCode, 2, args.join(" "))
+        const error = run.errorJson().error
+        assert.strictEqual(error.code, "not-found")
+        assert.include(error.message, `--project ${missing}: no such file or directory`)
+      }
+      assert.isFalse(fs.existsSync(missing))
+    }))
+
   it.live("a relative --state-dir is refused naming the folder it is relative to", () =>
     Effect.gen(function*() {
       const run = yield* runCli(["doctor", "--state-dir", "no/such/state"])

@@ -12,9 +12,9 @@ import * as GlobalOptions from "../../GlobalOptions.js"
 
 const loopOptions = {
   ...GlobalOptions.global,
-  project: Options.text("project").pipe(
+  project: Options.directory("project", { exists: "yes" }).pipe(
     Options.withPseudoName("DIR"),
-    Options.withDescription("The audited project (holds audit/); default: the current directory"),
+    Options.withDescription("The audited project (an existing folder; holds audit/); default: the current directory"),
     Options.optional
   ),
   step: Options.boolean("step").pipe(Options.withDescription("Run one session, print the next decision, stop")),

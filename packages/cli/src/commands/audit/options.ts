@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GlobalOptions from "../../GlobalOptions.js"
 
-const projectOption = Options.text("project").pipe(
+const projectOption = Options.directory("project", { exists: "yes" }).pipe(
   Options.withPseudoName("DIR"),
-  Options.withDescription("The audited project (holds audit/); default: the current directory"),
+  Options.withDescription("The audited project (an existing folder; holds audit/); default: the current directory"),
   Options.optional
 )
 
