@@ -246,10 +246,10 @@ describe.skipIf(skip !== undefined)(`steward db copy of the demo's state (Postgr
         )
         assert.strictEqual(viaKey.exitCode, 0, viaKey.stderr)
         assert.strictEqual(viaKey.json().state_revision, inFirst.json().state_revision)
-        const missing = yield* withDatabaseUrl(
-          url,
-          runCli(["audit", "--project", path.join(tempDir(), "nobody"), "status", "--json"])
-        )
+        // a project folder with no state in the shared database names the schema it looked in
+        const nobody = path.join(tempDir(), "nobody")
+        fs.mkdirSync(nobody)
+        const missing = yield* withDatabaseUrl(url, runCli(["audit", "--project", nobody, "status", "--json"]))
         assert.strictEqual(missing.exitCode, 2)
         assert.include(missing.errorJson().error.message, "schema steward_audit_nobody")
         assert.notInclude(missing.stderr, "password")
