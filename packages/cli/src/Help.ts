@@ -49,7 +49,13 @@ const argUsage = (arg: ArgSpec): string => {
   return arg.optional ? `[${base}]` : base
 }
 
-const optionLabel = (option: OptionSpec): string =>
+/**
+ * An option's label in the help's left column: its names, shortest first, and its placeholder.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const optionLabel = (option: OptionSpec): string =>
   `${[...option.names].sort((a, b) => a.length - b.length).join(", ")}${
     option.takesValue ? ` ${option.placeholder}` : ""
   }`

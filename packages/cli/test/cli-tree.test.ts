@@ -47,9 +47,7 @@ describe("the command tree", () => {
         for (const option of node.options) assert.isAbove(option.description.length, 5, `${where} ${option.names[0]}`)
         // a label and its text are two columns: never one space apart
         for (const option of node.options) {
-          const label = `${[...option.names].sort((a, b) => a.length - b.length).join(", ")}${
-            option.takesValue ? ` ${option.placeholder}` : ""
-          }`
+          const label = Help.optionLabel(option)
           const row = text.split("\n").find((l) => l.startsWith(`  ${label}`))
           if (row === undefined) continue
           const after = row.slice(2 + label.length)

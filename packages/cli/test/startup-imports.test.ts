@@ -18,47 +18,35 @@ const staticImports = (file: string): ReadonlyArray<string> => {
   return specifiers
 }
 
-/** Every module of the CLI an entry reaches statically, and every package specifier on the way. */
-const reach = (entry: string) => {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string) => {
-    if (files.has(file)) return
-    files.add(file)
-    for (const specifier of staticImports(file)) {
-      if (specifier.startsWith(".")) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")))
-      else packages.add(specifier)
-    }
-  }
-  visit(path.join(src, entry))
-  return { files: [...files].map((f) => path.relative(src, f)), packages: [...packages] }
-}
-
 const barrels = ["@steward/harness-sessions", "@steward/governance-rules"]
 
 const packagesDir = path.resolve(import.meta.dirname, "../..")
 
 /**
- * What an entry reaches statically across the workspace: a `@steward/pkg` or `@steward/pkg/Mod`
- * specifier is followed into `packages/pkg/src` (what the bundle inlines), so a barrel or a heavy
- * module a library module imports counts as loaded. Files are relative to `packages/`.
+ * Every module an entry reaches statically, and every package specifier on the way. `across`: a
+ * `@steward/pkg` or `@steward/pkg/Mod` specifier is followed into `packages/pkg/src` (what the
+ * bundle inlines), so a barrel or a heavy module a library module imports counts as loaded; files
+ * are then relative to `packages/` rather than to the CLI's `src/`.
  */
-const reachAcross = (entry: string) => {
+const walk = (entry: string, across: boolean) => {
   const files = new Set<string>()
   const packages = new Set<string>()
   const visit = (file: string) => {
     if (files.has(file)) return
     files.add(file)
     for (const specifier of staticImports(file)) {
-      const workspace = /^@steward\/([^/]+)(?:\/(.+))?$/.exec(specifier)
+      const workspace = across ? /^@steward\/([^/]+)(?:\/(.+))?$/.exec(specifier) : null
       if (specifier.startsWith(".")) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")))
       else if (workspace !== null) visit(path.join(packagesDir, workspace[1]!, "src", `${workspace[2] ?? "index"}.ts`))
       else packages.add(specifier)
     }
   }
   visit(path.join(src, entry))
-  return { files: [...files].map((f) => path.relative(packagesDir, f)), packages: [...packages] }
+  const base = across ? packagesDir : src
+  return { files: [...files].map((f) => path.relative(base, f)), packages: [...packages] }
 }
+const reach = (entry: string) => walk(entry, false)
+const reachAcross = (entry: string) => walk(entry, true)
 
 describe("start-up: areas load what their cheap verbs use", () => {
   it("audit's verbs never load the loop's harness sessions", () => {
