@@ -9,6 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { SqlBackends } from "@steward/testing"
 import { Effect, Layer } from "effect"
 import * as AuditStore from "../src/AuditStore.js"
+import * as Events from "../src/Events.js"
+import * as Json from "../src/internal/json.js"
 import { harness } from "./helpers.js"
 
 const clients = [
@@ -48,6 +50,29 @@ for (const backend of clients) {
         // the sealed document is frozen like a validated one: the next commit changes one row
         const next = yield* opened((s) => s.apply({ verb: "set-status", id: "F-0001", status: "validated" }))
         assert.strictEqual(next.revision, applied.revision + 1)
+      })))
+
+    it.live("a sealed stream's events read as the verified stream's, float spellings included (ADR 0140)", () =>
+      run(Effect.gen(function*() {
+        // legacy (unchained) lines with an integral float and a float-looking string, then chained ones
+        const legacy = [
+          { ts: "2026-01-01T00:00:00Z", event: "session_finished", session_id: "S-1", duration_s: new Json.PyFloat(12) },
+          { ts: "2026-01-01T00:00:01Z", event: "gate_reached", session_id: null, gate: "g", detail: "ratio 3:1.5" }
+        ].map((e) => Json.dumpsCompact(e, true) + "\n").join("")
+        yield* opened((s) => s.importState(harness(), legacy))
+        yield* opened((s) => s.apply({ verb: "set-status", id: "F-0001", status: "accepted" }))
+        yield* opened((s) => Effect.flip(s.apply({ verb: "set-status", id: "F-0001", status: "closed" })))
+        assert.isTrue(yield* seal)
+        const lines = (yield* opened((s) => s.exportEvents)).split("\n").filter((l) => l !== "")
+        const verified = Events.verify(lines)
+        if (Events.isDefect(verified)) return assert.fail(verified.message)
+        const read = yield* opened((s) => s.events)
+        assert.deepStrictEqual(read, verified.events)
+        assert.instanceOf((read[0] as unknown as { duration_s: unknown }).duration_s, Json.PyFloat)
+        // unsealed, the same events come from the verified path
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE audit_state_seal SET sealed = gen - 1 WHERE id = 1`.pipe(Effect.orDie)
+        assert.deepStrictEqual(yield* opened((s) => s.events), verified.events)
       })))
 
     it.live("a row changed outside the store unseals it: the next open validates and refuses", () =>

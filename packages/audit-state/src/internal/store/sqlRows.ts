@@ -25,17 +25,24 @@ export const chunks = <A>(xs: ReadonlyArray<A>, n = CHUNK): ReadonlyArray<Readon
  */
 const FLOAT_TOKEN = /[:,[]-?[0-9]+[.eE]/
 
-export const parseRow = (text: string, where: string, trusted = false): Effect.Effect<any, AuditError.AuditError> => {
-  // a sealed row was written by this package from a validated value (ADR 0114): the native
-  // parser reads it the same, unless it may hold a float spelling the strict reader keeps
-  if (trusted && !FLOAT_TOKEN.test(text)) {
+/**
+ * Parse a sealed text (ADR 0114) — a row or an event line this package wrote from a validated
+ * value: the native parser reads it the same, unless it may hold a float spelling the strict
+ * reader keeps.
+ */
+export const parseTrusted = (text: string): Json.Json | Json.JsonSyntaxError => {
+  if (!FLOAT_TOKEN.test(text)) {
     try {
-      return Effect.succeed(JSON.parse(text))
+      return JSON.parse(text)
     } catch {
       // a spelling the native parser refuses (NaN, Infinity): the strict reader decides
     }
   }
-  const v = Json.parse(text)
+  return Json.parse(text)
+}
+
+export const parseRow = (text: string, where: string, trusted = false): Effect.Effect<any, AuditError.AuditError> => {
+  const v = trusted ? parseTrusted(text) : Json.parse(text)
   return v instanceof Json.JsonSyntaxError
     ? Effect.fail(AuditError.make("invalid-state", `stored ${where}: not valid JSON (${v.message})`))
     : Effect.succeed(v)
