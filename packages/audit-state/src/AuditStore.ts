@@ -82,6 +82,15 @@ export type AuditStoreShape = Model.AuditStoreShape
 export type DispatchKeyRecord = Model.DispatchKeyRecord
 
 /**
+ * Text derived from the state at a revision, kept by `putMemo` and returned by `memo` only
+ * while the store is as that revision's validated write left it (ADR 0141).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Memo = Model.Memo
+
+/**
  * The audit state store.
  *
  * @since 0.1.0

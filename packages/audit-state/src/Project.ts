@@ -134,6 +134,8 @@ export const pathsOutsideAudit = (
 export interface ViewReport {
   readonly drifts: ReadonlyArray<Views.Drift>
   readonly marks: ReadonlyArray<readonly [string, string]>
+  /** Views read and found to agree that have no mark to record yet (modified too recently, or symlinks). */
+  readonly unmarked: number
 }
 
 /**
@@ -166,7 +168,7 @@ export const checkViews = (
       })
       return checked.refused !== undefined
         ? Effect.fail(AuditError.make("io", checked.refused))
-        : Effect.succeed({ drifts: checked.drifts, marks: checked.marks })
+        : Effect.succeed({ drifts: checked.drifts, marks: checked.marks, unmarked: checked.unmarked })
     })).pipe(Effect.withSpan("Project.checkViews"))
 
 /**

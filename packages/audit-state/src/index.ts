@@ -17,6 +17,13 @@ export * as AuditError from "./AuditError.js"
 export * as AuditStore from "./AuditStore.js"
 
 /**
+ * The state with xcheck's full drift check, the check remembered per revision (ADR 0141).
+ *
+ * @since 0.3.0
+ */
+export * as Checked from "./Checked.js"
+
+/**
  * The self-contained HTML dashboard.
  *
  * @since 0.1.0
@@ -50,6 +57,13 @@ export * as Events from "./Events.js"
  * @since 0.1.0
  */
 export * as Metrics from "./Metrics.js"
+
+/**
+ * `next`'s decision with its drift check, remembered per revision (ADR 0141).
+ *
+ * @since 0.3.0
+ */
+export * as Next from "./Next.js"
 
 /**
  * The audited project on disk: views, drift, lint, orchestrator.conf, subject resolution.

@@ -102,6 +102,22 @@ const mark = (file: string): string | undefined => {
   return s === undefined || !s.isFile() ? undefined : `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}`
 }
 
+/**
+ * Whether each of `files` (relative to `base`) is a regular file whose mark has the four fields
+ * `marks` holds for it, file after file — compared as numbers, no mark printed (ADR 0141).
+ */
+export const unchangedSince = (base: string, files: ReadonlyArray<string>, marks: ReadonlyArray<number>): boolean => {
+  const prefix = base + nodePath.sep
+  for (let k = 0; k < files.length; k++) {
+    const s = fs.lstatSync(prefix + files[k], { throwIfNoEntry: false })
+    if (
+      s === undefined || !s.isFile() || s.size !== marks[4 * k] || s.mtimeMs !== marks[4 * k + 1] ||
+      s.ctimeMs !== marks[4 * k + 2] || s.ino !== marks[4 * k + 3]
+    ) return false
+  }
+  return true
+}
+
 /** The modification time (ms) a mark records (its second field). */
 export const markTime = (mark: string): number => Number(mark.split(":")[1])
 

@@ -20,6 +20,8 @@ export interface ViewCheck {
   readonly marks: ReadonlyArray<readonly [string, string]>
   /** A view that could not be read safely (a FIFO, a device, too large): the first such message. */
   readonly refused: string | undefined
+  /** Views read and found to agree that have no mark to record (modified too recently, or a symlink). */
+  readonly unmarked: number
 }
 
 export interface CheckOptions {
@@ -44,6 +46,13 @@ const inside = (audit: string, rel: string): string | undefined => {
   return full.startsWith(audit + nodePath.sep) ? full : undefined
 }
 
+/**
+ * The file of the view keyed `key` (a record's `body_path`, or `LEDGER.md` for the ledger), or
+ * `undefined` for a record path that leaves the audit directory (that view is not checked).
+ */
+export const viewFile = (audit: string, key: string): string | undefined =>
+  key === LEDGER_MARK ? nodePath.join(audit, "LEDGER.md") : inside(audit, key)
+
 export const checkViews = (
   view: FileView,
   audit: string,
@@ -56,6 +65,7 @@ export const checkViews = (
   const known = options.marks
   const only = options.only
   let refused: string | undefined
+  let unmarked = 0
   /** Read the view, compare it, and note its mark when it agrees (the rare path: no current mark). */
   const read = (key: string, file: string, mark: string | undefined, r: State.Finding | undefined) => {
     const text = Files.readText(view, file)
@@ -76,6 +86,7 @@ export const checkViews = (
       )
     if (d) drifts.push(d)
     else if (mark !== undefined && Files.settled(Files.markTime(mark), options.nowMs)) marks.push([key, mark])
+    else unmarked++
   }
   const ledger = nodePath.join(audit, "LEDGER.md")
   const ledgerMark = view.mark(ledger)
@@ -92,5 +103,5 @@ export const checkViews = (
     if (mark !== undefined && known !== undefined && known.get(r.body_path) === mark) continue
     read(r.body_path, file, mark, r)
   }
-  return { drifts, marks, refused }
+  return { drifts, marks, refused, unmarked }
 }

@@ -8,7 +8,7 @@ import type * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import type * as AuditError from "../../AuditError.js"
 import type * as State from "../../State.js"
-import type { DispatchKeyRecord, StreamStatus } from "./model.js"
+import type { DispatchKeyRecord, Memo, StreamStatus } from "./model.js"
 export interface Marker {
   readonly revision: number
   readonly events: number
@@ -26,6 +26,17 @@ export interface Seal {
 }
 
 export interface Tx {
+  /**
+   * The memo `name`, only while the store is as the validated write of the memo's revision left
+   * it (the SQL backend: the seal is current at that revision); `undefined` otherwise.
+   */
+  readonly memo: (name: string) => Effect.Effect<Memo | undefined, AuditError.AuditError>
+  /**
+   * Record a memo, only over a store still as the validated write of `memo.revision` left it
+   * (the SQL backend: sealed at that revision, and sealed again after, so nothing unchecked is
+   * sealed with it). Called in a write transaction.
+   */
+  readonly putMemo: (name: string, memo: Memo) => Effect.Effect<void, AuditError.AuditError>
   readonly marker: Effect.Effect<Marker | undefined, AuditError.AuditError>
   /**
    * The stored document. `trusted`: the rows are sealed (written by a validated commit and

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as AuditError from "../../AuditError.js"
 import * as Events from "../../Events.js"
 import * as State from "../../State.js"
-import { sha, type Snapshot, type Tx } from "./backend.js"
+import { type Seal, sha, type Snapshot, type Tx } from "./backend.js"
 import type { EngineContext } from "./context.js"
 
 /** Chain `events` onto `head`: the lines to store and the head they end at. */
@@ -39,10 +39,21 @@ export const appendEvents = (
   })
 
 /**
+ * Append events over a sealed store without its snapshot (ADR 0141): chained onto the seal's
+ * head, then sealed again. The engine's cached snapshot, if any, is extended by its next read.
+ */
+export const appendSealed = (tx: Tx, seal: Seal, events: ReadonlyArray<Events.AuditEvent>) =>
+  Effect.gen(function*() {
+    const { head, lines } = chain(seal.head, events)
+    yield* tx.append(seal.events, lines, true)
+    yield* tx.seal({ revision: seal.revision, events: seal.events + lines.length, head })
+  })
+
+/**
  * The lease pair xcheck writes around every verb, refused ones included (its `audit/.lock`
  * acquisition and release; here the database transaction is the lock).
  */
-export const lease = (snap: Snapshot, ts: string, sessionId: string | null, role: string) => {
+export const lease = (snap: Pick<Snapshot, "head" | "events">, ts: string, sessionId: string | null, role: string) => {
   const nonce = sha(`lease:${snap.head}:${snap.events}:${ts}`).slice(0, 16)
   const at = (event: "lease_acquired" | "lease_released"): Events.AuditEvent => ({
     ts,

@@ -137,10 +137,17 @@ export interface AuditStoreShape {
   readonly openDispatch: (input: DispatchOpen) => Effect.Effect<Applied, AuditError.AuditError>
   /** Finalise the open dispatch. */
   readonly finishDispatch: (input: DispatchFinish) => Effect.Effect<Applied, AuditError.AuditError>
-  /** Append an observational `gate_reached` event (no revision change). */
+  /**
+   * Append an observational `gate_reached` event (no revision change). `known`: the revision the
+   * decision was taken at and its open dispatch's session — when the store is still sealed at
+   * that revision, the event is appended without reading the records (ADR 0141).
+   */
   readonly recordGate: (
     decision: Decision.Decision,
-    options?: { readonly dryRun?: boolean | undefined }
+    options?: {
+      readonly dryRun?: boolean | undefined
+      readonly known?: { readonly revision: number; readonly sessionId: string | null } | undefined
+    }
   ) => Effect.Effect<Events.AuditEvent, AuditError.AuditError>
   /** Import xcheck's `state.json` (+ optional `events.jsonl`) into an empty store. */
   readonly importState: (stateText: string, eventsText?: string) => Effect.Effect<ImportReport, AuditError.AuditError>
@@ -172,6 +179,26 @@ export interface AuditStoreShape {
     revision: number,
     marks: ReadonlyArray<readonly [string, string | undefined]>
   ) => Effect.Effect<void, AuditError.AuditError>
+  /**
+   * The memo `name` (ADR 0141): text derived from the state at its revision, returned only while
+   * the store is as that revision's validated write left it (`undefined` otherwise).
+   */
+  readonly memo: (name: string) => Effect.Effect<Memo | undefined, AuditError.AuditError>
+  /** Record a memo derived at `memo.revision`; nothing is recorded when the state has moved past it. */
+  readonly putMemo: (name: string, memo: Memo) => Effect.Effect<void, AuditError.AuditError>
+}
+
+/**
+ * Text derived from the state at `revision` under `basis` (what else it was derived from, such
+ * as the configuration), kept by {@link AuditStoreShape.putMemo} (ADR 0141).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Memo {
+  readonly revision: number
+  readonly basis: string
+  readonly body: string
 }
 
 /**

@@ -37,7 +37,16 @@ const trustedEvents = (lines: ReadonlyArray<string>): ReadonlyArray<Events.Audit
 
 type Reads = Pick<
   AuditStoreShape,
-  "load" | "exportState" | "exportEvents" | "events" | "embargoHistory" | "streamStatus" | "viewMarks" | "markViews"
+  | "load"
+  | "exportState"
+  | "exportEvents"
+  | "events"
+  | "embargoHistory"
+  | "streamStatus"
+  | "viewMarks"
+  | "markViews"
+  | "memo"
+  | "putMemo"
 >
 
 export const makeReads = (ctx: EngineContext): Reads => {
@@ -101,6 +110,8 @@ export const makeReads = (ctx: EngineContext): Reads => {
           const m = yield* tx.marker
           if (m === undefined || Number(m.revision) !== revision) return
           yield* tx.putViewMarks(marks)
-        }))
+        })),
+    memo: (name) => backend.transact(false, (tx) => tx.memo(name)),
+    putMemo: (name, memo) => backend.transact(true, (tx) => tx.putMemo(name, memo))
   }
 }

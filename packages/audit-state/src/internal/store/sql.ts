@@ -185,6 +185,45 @@ const markQueries = (sql: SqlClient.SqlClient): Pick<Tx, "viewMarks" | "putViewM
     })
 })
 
+/** The memos (ADR 0141): one is returned, or recorded, only while the seal is current at its revision. */
+const memoQueries = (
+  sql: SqlClient.SqlClient,
+  seals: Pick<Tx, "marker" | "sealed">
+): Pick<Tx, "memo" | "putMemo"> => ({
+  memo: (name) =>
+    wrap(
+      "read",
+      sql<{ revision: number; basis: string; body: string }>`SELECT m.revision, m.basis, m.body
+        FROM audit_state_memo m, audit_state_seal s, audit_state_head h
+        WHERE m.name = ${name} AND s.id = 1 AND h.id = 1 AND s.gen = s.sealed
+          AND s.revision = m.revision AND h.revision = m.revision AND s.events = h.events`
+    ).pipe(Effect.map((rows) => {
+      const r = rows[0]
+      return r === undefined ? undefined : { revision: Number(r.revision), basis: r.basis, body: r.body }
+    })),
+  putMemo: (name, memo) =>
+    Effect.gen(function*() {
+      const m = yield* seals.marker
+      const seal = yield* seals.sealed
+      if (
+        m === undefined || seal === undefined || Number(m.revision) !== memo.revision ||
+        seal.revision !== memo.revision || seal.events !== Number(m.events)
+      ) return
+      const [{ gen }] = yield* wrap("read", sql<{ gen: number }>`SELECT gen FROM audit_state_seal WHERE id = 1`)
+      yield* wrap(
+        "write",
+        sql`INSERT INTO audit_state_memo (name, revision, basis, body)
+          VALUES (${name}, ${memo.revision}, ${memo.basis}, ${memo.body})
+          ON CONFLICT (name) DO UPDATE SET revision = excluded.revision, basis = excluded.basis, body = excluded.body`
+      )
+      // the memo table is sealed too (an edit outside the store unseals it): seal what this wrote,
+      // counting it as one change whatever the dialect's triggers counted (SQLite counts rows,
+      // PostgreSQL statements), so a copied database and its source stay identical after one `next`
+      const after = Number(gen) + 1
+      yield* wrap("write", sql`UPDATE audit_state_seal SET gen = ${after}, sealed = ${after} WHERE id = 1`)
+    })
+})
+
 /** The dispatch keys (ADR 0109). */
 const keyQueries = (sql: SqlClient.SqlClient): Pick<Tx, "putKey" | "loadKeys"> => ({
   putKey: (key) =>
@@ -212,6 +251,7 @@ const keyQueries = (sql: SqlClient.SqlClient): Pick<Tx, "putKey" | "loadKeys"> =
 const resetQuery = (sql: SqlClient.SqlClient): Tx["reset"] =>
   Effect.gen(function*() {
     yield* wrap("write", sql`DELETE FROM audit_state_view_marks`)
+    yield* wrap("write", sql`DELETE FROM audit_state_memo`)
     yield* wrap("write", sql`DELETE FROM audit_state_dispatch_keys`)
     yield* wrap("write", sql`DELETE FROM audit_state_rows`)
     yield* wrap("write", sql`DELETE FROM audit_state_events`)
@@ -221,12 +261,15 @@ const resetQuery = (sql: SqlClient.SqlClient): Tx["reset"] =>
 export const sqlBackend = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* runMigrations.pipe(Effect.mapError(storageError("migration")))
+  const documents = documentQueries(sql)
+  const seals = sealQueries(sql)
   const tx: Tx = {
-    ...documentQueries(sql),
+    ...documents,
     ...eventQueries(sql),
-    ...sealQueries(sql),
+    ...seals,
     ...markQueries(sql),
     ...keyQueries(sql),
+    ...memoQueries(sql, { marker: documents.marker, sealed: seals.sealed }),
     reset: resetQuery(sql)
   }
   const takeLock = wrap(

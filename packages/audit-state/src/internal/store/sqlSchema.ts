@@ -1,7 +1,7 @@
 /**
  * The SQL store's schema: its embedded migrations (table `audit_state_migrations`) — the head
- * row, one row per record, the chained event lines, the lock row, the dispatch keys, and the seal
- * with the triggers that keep it honest (ADR 0114).
+ * row, one row per record, the chained event lines, the lock row, the dispatch keys, the seal
+ * with the triggers that keep it honest (ADR 0114), and the memos (ADR 0141).
  *
  * @internal
  */
@@ -11,6 +11,27 @@ import * as Effect from "effect/Effect"
 
 /** The tables a seal covers (ADR 0114). */
 const SEALED_TABLES = ["audit_state_head", "audit_state_rows", "audit_state_events", "audit_state_dispatch_keys"]
+
+/** The triggers that count every change to `tables` in the seal's `gen` (ADR 0114). */
+const touchTriggers = (tables: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        Effect.forEach(tables, (table) =>
+          sql.unsafe(`CREATE OR REPLACE TRIGGER ${table}_touch
+              AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+              FOR EACH STATEMENT EXECUTE FUNCTION audit_state_touch()`), { discard: true }),
+      orElse: () =>
+        Effect.forEach(
+          tables,
+          (table) =>
+            Effect.forEach(["INSERT", "UPDATE", "DELETE"], (op) =>
+              sql.unsafe(`CREATE TRIGGER IF NOT EXISTS ${table}_touch_${op.toLowerCase()}
+              AFTER ${op} ON ${table} FOR EACH ROW
+              BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; END`)),
+          { discard: true }
+        )
+    }))
 
 /** The package's embedded migrations (table `audit_state_migrations`). @internal */
 export const migrations = Migrator.fromRecord({
@@ -67,26 +88,23 @@ export const migrations = Migrator.fromRecord({
     )`
     yield* sql.onDialectOrElse({
       pg: () =>
-        Effect.gen(function*() {
-          yield* sql.unsafe(`CREATE OR REPLACE FUNCTION audit_state_touch() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; RETURN NULL; END $$`)
-          for (const table of SEALED_TABLES) {
-            yield* sql.unsafe(`CREATE OR REPLACE TRIGGER ${table}_touch
-              AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-              FOR EACH STATEMENT EXECUTE FUNCTION audit_state_touch()`)
-          }
-        }),
-      orElse: () =>
-        Effect.forEach(
-          SEALED_TABLES,
-          (table) =>
-            Effect.forEach(["INSERT", "UPDATE", "DELETE"], (op) =>
-              sql.unsafe(`CREATE TRIGGER IF NOT EXISTS ${table}_touch_${op.toLowerCase()}
-              AFTER ${op} ON ${table} FOR EACH ROW
-              BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; END`)),
-          { discard: true }
-        )
+        sql.unsafe(`CREATE OR REPLACE FUNCTION audit_state_touch() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE audit_state_seal SET gen = gen + 1 WHERE id = 1; RETURN NULL; END $$`),
+      orElse: () => Effect.void
     })
+    yield* touchTriggers(SEALED_TABLES)
+  }),
+  "0004_audit_state_memo": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // ADR 0141: derived text (next's decision) kept against a revision; sealed like the state, so
+    // an edit of a memo outside the store unseals it and the memo is not believed
+    yield* sql`CREATE TABLE IF NOT EXISTS audit_state_memo (
+      name TEXT PRIMARY KEY,
+      revision BIGINT NOT NULL,
+      basis TEXT NOT NULL,
+      body TEXT NOT NULL
+    )`
+    yield* touchTriggers(["audit_state_memo"])
   })
 })
 

@@ -5,13 +5,14 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import { Checked } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Lease from "./lease.js"
 import { common, opt, req, resolveProject, u } from "./options.js"
-import { loadChecked, withStore } from "./store.js"
+import { withStore } from "./store.js"
 
 /** The largest `--prompt-file` `dispatch open` reads. */
 const PROMPT_MAX_BYTES = 16 * 1024 * 1024
@@ -48,7 +49,7 @@ const dispatchOpen = Command.make(
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
           yield* Lease.refuseIfHeld(p)
-          yield* loadChecked(p, store)
+          yield* Checked.load(p, store)
           const applied = yield* store.openDispatch({
             role: a.role,
             executable: a.executable,
@@ -99,7 +100,7 @@ const dispatchFinish = Command.make(
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
           yield* Lease.refuseIfHeld(p)
-          yield* loadChecked(p, store)
+          yield* Checked.load(p, store)
           const applied = yield* store.finishDispatch({
             sessionId: u(a.session),
             outcome: a.outcome,

@@ -6,7 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { AuditError, type AuditStore, Dashboard, Decision, Metrics, Project, State } from "@steward/audit-state"
+import { AuditError, type AuditStore, Checked, Dashboard, Decision, Metrics, Next, Project, State } from "@steward/audit-state"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -14,38 +14,18 @@ import { NegativeResult } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Lease from "./lease.js"
 import { common, resolveProject } from "./options.js"
-import { loadChecked, withStore } from "./store.js"
+import { withStore } from "./store.js"
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
 export const statusPayload = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
   Effect.gen(function*() {
-    const doc = yield* loadChecked(p, store)
+    const doc = yield* Checked.load(p, store)
     const config = yield* Project.readConfig(p)
     // the embargo reads the dispatch history (§4.3); the stream is only read when it is on
     const history = config.embargo === true ? yield* store.embargoHistory : []
     const decision = Decision.stateAndDecision(doc, config, history)
     return { doc, decision, status: Metrics.status(doc, decision, p.project, yield* today) }
-  })
-
-/**
- * `next`'s decision, with xcheck's drift check over every view — or, with `next_drift_scope =
- * decision` in `orchestrator.conf`, over `LEDGER.md` and the views of the records the decision
- * names (ADR 0134). The decision is pure, so it is taken first; nothing is recorded before the check.
- */
-const nextDecision = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
-  Effect.gen(function*() {
-    const doc = yield* store.load
-    const config = yield* Project.readConfig(p)
-    const history = config.embargo === true ? yield* store.embargoHistory : []
-    const decision = Decision.stateAndDecision(doc, config, history)
-    const named = Project.nextDriftRecords(doc, decision, config)
-    const keys = named === undefined
-      ? undefined
-      : ["LEDGER.md", ...State.records(doc).filter((r) => named.has(r.id)).map((r) => r.body_path)]
-    const seen = yield* Project.refuseOnDrift(p, doc, named, yield* store.viewMarks(keys))
-    yield* store.markViews(doc.state_revision, seen)
-    return { doc, decision }
   })
 
 const metricsPayload = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape, doc: State.StateDoc) =>
@@ -107,16 +87,17 @@ export const next = Command.make(
       const p = yield* resolveProject(project)
       yield* withStore(p, false, (store) =>
         Effect.gen(function*() {
-          const { decision, doc } = yield* nextDecision(p, store)
+          // remembered per revision while the views are unchanged (ADR 0141)
+          const { decision, revision, sessionId } = yield* Next.decide(p, store)
           const rc = Decision.roleAndCharter(decision)
           const isGate = !decision.kind.startsWith("run-")
           // a gate is recorded either way (xcheck's `next --dry-run` appends gate_reached too)
-          if (isGate) yield* store.recordGate(decision, { dryRun })
+          if (isGate) yield* store.recordGate(decision, { dryRun, known: { revision, sessionId } })
           const construal = decision.kind === "run-construal" ? (decision.detail as ReadonlyArray<string>) : undefined
           const out = {
             decision,
             message: Decision.describe(decision),
-            state_revision: doc.state_revision,
+            state_revision: revision,
             session: rc !== undefined
               ? { role: rc.role, charter: rc.charter, construal_key: State.construalKey(rc.role, rc.charter) }
               : construal !== undefined
@@ -170,7 +151,7 @@ export const metrics = Command.make("metrics", common, ({ json, project }) =>
     const p = yield* resolveProject(project)
     yield* withStore(p, false, (store) =>
       Effect.gen(function*() {
-        const doc = yield* loadChecked(p, store)
+        const doc = yield* Checked.load(p, store)
         const payload = yield* checked(yield* metricsPayload(p, store, doc), Metrics.METRICS_SCHEMA, "metrics")
         yield* Output.result(json, payload, Metrics.renderMetrics)
       }))

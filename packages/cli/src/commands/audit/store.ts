@@ -81,20 +81,6 @@ export const withStore = <A>(
   )
 
 /**
- * The state with its full drift check (read commands and dispatches, spec §5.5). A write verb
- * instead verifies `LEDGER.md` and the blocks of the records it names, inside its transaction
- * (ADR 0113).
- */
-export const loadChecked = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape) =>
-  Effect.gen(function*() {
-    const doc = yield* store.load
-    // views whose fingerprint matches their mark agree unread (ADR 0115); the others are read
-    const seen = yield* Project.refuseOnDrift(p, doc, undefined, yield* store.viewMarks())
-    yield* store.markViews(doc.state_revision, seen)
-    return doc
-  })
-
-/**
  * Render the views (all, or `LEDGER.md` and the records in `only`) and record the marks of the
  * files written or found current, so later checks need not read them (ADR 0115).
  */
