@@ -56,7 +56,12 @@ for (const backend of clients) {
       run(Effect.gen(function*() {
         // legacy (unchained) lines with an integral float and a float-looking string, then chained ones
         const legacy = [
-          { ts: "2026-01-01T00:00:00Z", event: "session_finished", session_id: "S-1", duration_s: new Json.PyFloat(12) },
+          {
+            ts: "2026-01-01T00:00:00Z",
+            event: "session_finished",
+            session_id: "S-1",
+            duration_s: new Json.PyFloat(12)
+          },
           { ts: "2026-01-01T00:00:01Z", event: "gate_reached", session_id: null, gate: "g", detail: "ratio 3:1.5" }
         ].map((e) => Json.dumpsCompact(e, true) + "\n").join("")
         yield* opened((s) => s.importState(harness(), legacy))

@@ -6,7 +6,17 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { AuditError, type AuditStore, Checked, Dashboard, Decision, Metrics, Next, Project, State } from "@steward/audit-state"
+import {
+  AuditError,
+  type AuditStore,
+  Checked,
+  Dashboard,
+  Decision,
+  Metrics,
+  Next,
+  Project,
+  State
+} from "@steward/audit-state"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
