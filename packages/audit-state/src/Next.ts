@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as AuditStore from "./AuditStore.js"
 import * as Decision from "./Decision.js"
+import type * as Embargo from "./Embargo.js"
 import * as Remembered from "./internal/project/rememberedCheck.js"
 import * as Project from "./Project.js"
 import * as State from "./State.js"
@@ -46,12 +47,16 @@ export interface NextDecision {
 /** The store's memo name for `next` (ADR 0141). */
 const MEMO = "next"
 
-/** The memo's body: the decision, its session, and the views verified with it. */
+/**
+ * The memo's body: the decision, its session, and the views it was checked against — every view
+ * (`all`: the store's memo of every view verified at the revision) or those it lists.
+ */
 const Body = Schema.parseJson(Schema.Struct({
   kind: Schema.String,
   // without the embargo (which is never memoised) a decision's detail is text, a list or nothing
   detail: Schema.Union(Schema.String, Remembered.Strings, Schema.Null),
   session_id: Schema.NullOr(Schema.String),
+  all: Schema.Boolean,
   ...Remembered.verifiedFields
 }))
 const decodeBody = Schema.decodeOption(Body)
@@ -61,12 +66,36 @@ const encodeBody = Schema.encodeOption(Body)
 const basisOf = (p: Project.ProjectPaths, config: Decision.DecisionConfig) =>
   JSON.stringify([config, ...Remembered.bannerBasis(p)])
 
-/** The memo's decision, when its basis is `basis` and every view it verified is unchanged. */
-const remembered = (p: Project.ProjectPaths, memo: AuditStore.Memo | undefined, basis: string) =>
+/** Record `next`'s memo at `out.revision`: checked against every view, or against `views`. */
+const remember = (
+  store: AuditStore.AuditStoreShape,
+  basis: string,
+  out: NextDecision,
+  views: Remembered.VerifiedViews | "all"
+) =>
+  Option.match(
+    encodeBody({
+      kind: out.decision.kind,
+      detail: out.decision.detail as string | ReadonlyArray<string> | null,
+      session_id: out.sessionId,
+      ...(views === "all" ? { all: true, files: [], marks: [] } : { all: false, ...views })
+    }),
+    { onNone: () => Effect.void, onSome: (body) => store.putMemo(MEMO, { revision: out.revision, basis, body }) }
+  )
+
+/** The memo's decision, when its basis is `basis` and every view it was checked against is unchanged. */
+const remembered = (
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  memo: AuditStore.Memo | undefined,
+  basis: string
+) =>
   Effect.gen(function*() {
     if (memo === undefined || memo.basis !== basis) return undefined
     const body = Option.getOrUndefined(decodeBody(memo.body))
-    if (body === undefined || !(yield* Remembered.stillVerified(p, body))) return undefined
+    if (body === undefined) return undefined
+    const views = body.all ? yield* Remembered.allVerified(p, store, memo.revision) : body
+    if (views === undefined || !(yield* Remembered.stillVerified(p, views))) return undefined
     const out: NextDecision = {
       decision: { kind: body.kind, detail: body.detail },
       revision: memo.revision,
@@ -74,6 +103,17 @@ const remembered = (p: Project.ProjectPaths, memo: AuditStore.Memo | undefined, 
     }
     return out
   })
+
+/** The decision at `doc`, and the session of its open dispatch. */
+const decisionAt = (
+  doc: State.StateDoc,
+  config: Decision.DecisionConfig,
+  history: ReadonlyArray<Embargo.HistoryEvent>
+): NextDecision => ({
+  decision: Decision.stateAndDecision(doc, config, history),
+  revision: doc.state_revision,
+  sessionId: State.openDispatch(doc)?.session_id ?? null
+})
 
 /** The full path: load, decide, check the views (refusing on drift), record marks and the memo. */
 const decideAfresh = Effect.fn("Next.decideAfresh")(function*(
@@ -83,23 +123,13 @@ const decideAfresh = Effect.fn("Next.decideAfresh")(function*(
   basis: string | undefined
 ) {
   const doc = yield* store.load
-  const history = config.embargo === true ? yield* store.embargoHistory : []
-  const decision = Decision.stateAndDecision(doc, config, history)
-  const verified = yield* Remembered.checkRemembering(p, store, doc, Project.nextDriftRecords(doc, decision, config))
-  const out: NextDecision = {
-    decision,
-    revision: doc.state_revision,
-    sessionId: State.openDispatch(doc)?.session_id ?? null
-  }
-  const body = basis === undefined || verified === undefined ? Option.none() : encodeBody({
-    kind: decision.kind,
-    detail: decision.detail as string | ReadonlyArray<string> | null,
-    session_id: out.sessionId,
-    ...verified
-  })
-  if (basis !== undefined && Option.isSome(body)) {
-    yield* store.putMemo(MEMO, { revision: out.revision, basis, body: body.value })
-  }
+  const out = decisionAt(doc, config, config.embargo === true ? yield* store.embargoHistory : [])
+  const named = Project.nextDriftRecords(doc, out.decision, config)
+  const verified = yield* Remembered.checkRemembering(p, store, doc, named)
+  if (basis === undefined || verified === undefined) return out
+  // a check of every view is the full check `status` and `metrics` make: it is remembered as such
+  if (named === undefined) yield* Remembered.rememberAll(p, store, out.revision, verified)
+  yield* remember(store, basis, out, named === undefined ? "all" : verified)
   return out
 })
 
@@ -119,6 +149,25 @@ export const decide = Effect.fn("Next.decide")(function*(
   const config = yield* Project.readConfig(p)
   if (config.embargo === true) return yield* decideAfresh(p, store, config, undefined)
   const basis = basisOf(p, config)
-  const hit = yield* remembered(p, yield* store.memo(MEMO), basis)
+  const hit = yield* remembered(p, store, yield* store.memo(MEMO), basis)
   return hit ?? (yield* decideAfresh(p, store, config, basis))
+})
+
+/**
+ * Remember `next`'s decision at `doc` — the state a verb just wrote and whose full check it
+ * carried over (`Checked.carry`) — so the `next` after the verb needs neither the state nor a
+ * check of the views (ADR 0141). Nothing is remembered with the embargo on, or once the store
+ * has moved past `doc`'s revision.
+ *
+ * @since 0.3.0
+ * @category decision
+ */
+export const prime = Effect.fn("Next.prime")(function*(
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  doc: State.StateDoc
+) {
+  const config = yield* Project.readConfig(p)
+  if (config.embargo === true) return
+  yield* remember(store, basisOf(p, config), decisionAt(doc, config, []), "all")
 })

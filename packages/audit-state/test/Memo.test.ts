@@ -15,6 +15,7 @@ import * as path from "node:path"
 import * as AuditError from "../src/AuditError.js"
 import * as AuditStore from "../src/AuditStore.js"
 import * as Checked from "../src/Checked.js"
+import * as Remembered from "../src/internal/project/rememberedCheck.js"
 import * as Decision from "../src/Decision.js"
 import * as Next from "../src/Next.js"
 import * as Project from "../src/Project.js"
@@ -168,6 +169,78 @@ for (const backend of backends) {
           const atMove = loads.marks
           assert.deepStrictEqual(yield* Checked.load(p, store), applied.doc)
           assert.strictEqual(loads.marks, atMove + 1)
+        }).pipe(Effect.provide(layers[backend.name]), Effect.provide(ProjectFiles.layerView(view)))
+      }))
+  })
+}
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`Checked.carry and Next.prime (${backend.name})`, () => {
+    const p = Project.paths("/steward-carry")
+    const edit = (view: ProjectFiles.FileView, file: string, from: string, to: string) => {
+      const r = view.read(file, ProjectFiles.MAX_FILE_BYTES)
+      view.writeAtomic(file, (r._tag === "bytes" ? new TextDecoder().decode(r.bytes) : "").replace(from, to), 0)
+    }
+
+    it.live("a verb carries the full check over: the next after it reads neither the state nor a view mark", () =>
+      Effect.gen(function*() {
+        const view = ProjectFiles.memory()
+        yield* Effect.gen(function*() {
+          const { loads, store } = counted(yield* AuditStore.AuditStore)
+          yield* store.importState(harness((d) => d.findings = [finding("F-0001"), finding("F-0002"), finding("F-0003")]))
+          yield* renderAll(p, store)
+          const before = yield* Checked.load(p, store)
+          const verified = yield* Checked.remembered(p, store, before)
+          assert.isDefined(verified)
+          const applied = yield* store.apply({ verb: "set-status", id: "F-0001", status: "accepted" })
+          const changed = Project.changedRecords(before, applied.doc)
+          const rendered = yield* Project.renderViews(p, applied.doc, changed)
+          yield* store.markViews(applied.doc.state_revision, rendered.marks)
+          const carried = yield* Checked.carry(p, store, {
+            before,
+            verified: verified!,
+            after: applied.doc,
+            rendered: rendered.marks
+          })
+          assert.isTrue(carried)
+          yield* Next.prime(p, store, applied.doc)
+
+          const atVerb = { ...loads }
+          const next = yield* Next.decide(p, store)
+          assert.deepStrictEqual([loads.n, loads.marks], [atVerb.n, atVerb.marks], "nothing loaded, no mark read")
+          assert.deepStrictEqual(next.decision, Decision.stateAndDecision(applied.doc, Decision.defaultConfig))
+          assert.strictEqual(next.revision, applied.doc.state_revision)
+          // what was carried is what a full check of the new revision verifies
+          assert.deepStrictEqual(
+            yield* Checked.remembered(p, store, applied.doc),
+            yield* Remembered.checkRemembering(p, store, applied.doc, undefined)
+          )
+
+          // a view the verb did not touch, edited after it: still refused with xcheck's message
+          edit(view, `${p.audit}/findings/F-0003.md`, "status: reported", "status: rejected")
+          const error = driftOf(yield* Effect.exit(Next.decide(p, store)))
+          assert.strictEqual(error?.code, "drift")
+          assert.include(error?.message, "1 generated view(s) disagree with state.json:\n  - findings/F-0003.md:")
+          assert.strictEqual(driftOf(yield* Effect.exit(Checked.load(p, store)))?.code, "drift")
+        }).pipe(Effect.provide(layers[backend.name]), Effect.provide(ProjectFiles.layerView(view)))
+      }))
+
+    it.live("nothing is carried without a mark for every view, or across more than one revision", () =>
+      Effect.gen(function*() {
+        const view = ProjectFiles.memory()
+        yield* Effect.gen(function*() {
+          const store = yield* AuditStore.AuditStore
+          yield* store.importState(harness((d) => d.findings = [finding("F-0001"), finding("F-0002")]))
+          yield* renderAll(p, store)
+          const before = yield* Checked.load(p, store)
+          const verified = (yield* Checked.remembered(p, store, before))!
+          const once = yield* store.apply({ verb: "set-status", id: "F-0001", status: "accepted" })
+          const twice = yield* store.apply({ verb: "set-status", id: "F-0002", status: "accepted" })
+          const rendered = yield* Project.renderViews(p, twice.doc)
+          assert.isFalse(yield* Checked.carry(p, store, { before, verified, after: twice.doc, rendered: rendered.marks }))
+          // the render's marks left out: LEDGER.md has nothing to carry
+          assert.isFalse(yield* Checked.carry(p, store, { before, verified, after: once.doc, rendered: [] }))
+          assert.isUndefined(yield* Checked.remembered(p, store, once.doc))
         }).pipe(Effect.provide(layers[backend.name]), Effect.provide(ProjectFiles.layerView(view)))
       }))
   })

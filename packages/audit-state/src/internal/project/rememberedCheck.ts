@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AuditError from "../../AuditError.js"
 import type * as AuditStore from "../../AuditStore.js"
@@ -15,6 +16,8 @@ import * as State from "../../State.js"
 import * as Views from "../../Views.js"
 import { LEDGER_MARK } from "../store/backend.js"
 import * as Verified from "./verifiedViews.js"
+
+export type VerifiedViews = Verified.VerifiedViews
 
 /** A long array checked in one pass (10,000 views: element-wise decoding was most of a hit's cost). */
 const arrayOf = <A>(is: (u: unknown) => u is A, what: string) =>
@@ -36,6 +39,34 @@ export const bannerBasis = (p: Project.ProjectPaths): ReadonlyArray<unknown> => 
   p.ledgerBanner ?? null,
   p.frontmatterBanner ?? null
 ]
+
+/** The store's memo name for every view verified at a revision. */
+const ALL_VIEWS = "views"
+const AllViews = Schema.parseJson(Schema.Struct(verifiedFields))
+const decodeAllViews = Schema.decodeOption(AllViews)
+const encodeAllViews = Schema.encodeOption(AllViews)
+
+/** Every view verified at `revision`, when the store remembers them for these banners. */
+export const allVerified = (p: Project.ProjectPaths, store: AuditStore.AuditStoreShape, revision: number) =>
+  Effect.map(
+    store.memo(ALL_VIEWS),
+    (memo): Verified.VerifiedViews | undefined =>
+      memo === undefined || memo.revision !== revision || memo.basis !== JSON.stringify(bannerBasis(p))
+        ? undefined
+        : Option.getOrUndefined(decodeAllViews(memo.body))
+  )
+
+/** Remember every view verified at `revision` (nothing is kept once the store has moved past it). */
+export const rememberAll = (
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  revision: number,
+  verified: Verified.VerifiedViews
+) =>
+  Option.match(encodeAllViews(verified), {
+    onNone: () => Effect.void,
+    onSome: (body) => store.putMemo(ALL_VIEWS, { revision, basis: JSON.stringify(bannerBasis(p)), body })
+  })
 
 /**
  * Check `LEDGER.md` and the views of the records in `only` (all when absent) against `doc`,

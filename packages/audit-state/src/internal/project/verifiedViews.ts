@@ -8,6 +8,8 @@
  */
 import * as nodePath from "node:path"
 import type { FileView } from "../../ProjectFiles.js"
+import * as State from "../../State.js"
+import { LEDGER_MARK } from "../store/backend.js"
 import * as Files from "./files.js"
 import * as ViewCheck from "./viewCheck.js"
 
@@ -50,8 +52,50 @@ export const verify = (
     const mark = fresh.get(key) ?? known.get(key)
     const four = mark === undefined ? undefined : fields(mark)
     if (four === undefined) return undefined
-    files.push(nodePath.relative(audit, file))
+    files.push(file.slice(audit.length + 1))
     marks.push(...four)
+  }
+  return { files, marks }
+}
+
+/**
+ * The views verified at the revision a verb wrote, from those verified at the one it started
+ * from (`old`): a record the verb did not change renders as before, so its view keeps the mark it
+ * was verified with; `LEDGER.md` and the `changed` records take the marks their render recorded
+ * (`rendered`). `undefined` when a view has neither.
+ */
+export const carried = (
+  audit: string,
+  old: VerifiedViews,
+  after: State.StateDoc,
+  changed: ReadonlySet<string>,
+  rendered: ReadonlyArray<readonly [string, string]>
+): VerifiedViews | undefined => {
+  const fresh = new Map(rendered)
+  const before = new Map<string, number>()
+  for (let k = 0; k < old.files.length; k++) before.set(old.files[k]!, 4 * k)
+  const files: Array<string> = []
+  const marks: Array<number> = []
+  const ledger = fresh.get(LEDGER_MARK)
+  const ledgerFields = ledger === undefined ? undefined : fields(ledger)
+  if (ledgerFields === undefined) return undefined
+  files.push("LEDGER.md")
+  marks.push(...ledgerFields)
+  for (const r of State.records(after)) {
+    const file = ViewCheck.viewFile(audit, r.body_path)
+    if (file === undefined) continue
+    const rel = file.slice(audit.length + 1)
+    if (changed.has(r.id)) {
+      const mark = fresh.get(r.body_path)
+      const four = mark === undefined ? undefined : fields(mark)
+      if (four === undefined) return undefined
+      marks.push(...four)
+    } else {
+      const at = before.get(rel)
+      if (at === undefined) return undefined
+      marks.push(old.marks[at]!, old.marks[at + 1]!, old.marks[at + 2]!, old.marks[at + 3]!)
+    }
+    files.push(rel)
   }
   return { files, marks }
 }

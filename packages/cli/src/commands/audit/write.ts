@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import { type AuditStore, Project, State, type Verbs } from "@steward/audit-state"
+import { type AuditStore, Checked, Next, Project, State, type Verbs } from "@steward/audit-state"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Types from "effect/Types"
@@ -64,6 +64,8 @@ export const applyVerb = (
     if (issue !== undefined) return yield* Effect.fail(cannotRun("invalid-input", issue))
     const config = yield* Project.readConfig(p)
     const touched = touchedIds(request)
+    // the full check remembered at this revision, to carry over to the one the verb writes
+    const verified = yield* Checked.remembered(p, store, before)
     const applied = yield* store.apply(request, {
       expectRevision: options.expectRevision,
       subject: Project.workingTreeSubject(p.project),
@@ -78,7 +80,12 @@ export const applyVerb = (
         })
     })
     // views re-render only what changed: LEDGER.md and the changed records' blocks
-    yield* renderAndMark(p, store, applied.doc, Project.changedRecords(before, applied.doc))
+    const rendered = yield* renderAndMark(p, store, applied.doc, Project.changedRecords(before, applied.doc))
+    // so the `next` and `status` after the verb need no full check of the views (ADR 0141)
+    if (
+      verified !== undefined &&
+      (yield* Checked.carry(p, store, { before, verified, after: applied.doc, rendered: rendered.marks }))
+    ) yield* Next.prime(p, store, applied.doc)
     return applied
   })
 
