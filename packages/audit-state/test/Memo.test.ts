@@ -15,8 +15,8 @@ import * as path from "node:path"
 import * as AuditError from "../src/AuditError.js"
 import * as AuditStore from "../src/AuditStore.js"
 import * as Checked from "../src/Checked.js"
-import * as Remembered from "../src/internal/project/rememberedCheck.js"
 import * as Decision from "../src/Decision.js"
+import * as Remembered from "../src/internal/project/rememberedCheck.js"
 import * as Next from "../src/Next.js"
 import * as Project from "../src/Project.js"
 import * as ProjectFiles from "../src/ProjectFiles.js"
@@ -187,7 +187,9 @@ for (const backend of backends) {
         const view = ProjectFiles.memory()
         yield* Effect.gen(function*() {
           const { loads, store } = counted(yield* AuditStore.AuditStore)
-          yield* store.importState(harness((d) => d.findings = [finding("F-0001"), finding("F-0002"), finding("F-0003")]))
+          yield* store.importState(
+            harness((d) => d.findings = [finding("F-0001"), finding("F-0002"), finding("F-0003")])
+          )
           yield* renderAll(p, store)
           const before = yield* Checked.load(p, store)
           const verified = yield* Checked.remembered(p, store, before)
@@ -237,7 +239,9 @@ for (const backend of backends) {
           const once = yield* store.apply({ verb: "set-status", id: "F-0001", status: "accepted" })
           const twice = yield* store.apply({ verb: "set-status", id: "F-0002", status: "accepted" })
           const rendered = yield* Project.renderViews(p, twice.doc)
-          assert.isFalse(yield* Checked.carry(p, store, { before, verified, after: twice.doc, rendered: rendered.marks }))
+          assert.isFalse(
+            yield* Checked.carry(p, store, { before, verified, after: twice.doc, rendered: rendered.marks })
+          )
           // the render's marks left out: LEDGER.md has nothing to carry
           assert.isFalse(yield* Checked.carry(p, store, { before, verified, after: once.doc, rendered: [] }))
           assert.isUndefined(yield* Checked.remembered(p, store, once.doc))
