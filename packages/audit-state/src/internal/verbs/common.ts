@@ -8,26 +8,24 @@ import * as AuditError from "../../AuditError.js"
 import * as State from "../../State.js"
 import { type IndependenceLevel, PATTERNS } from "../../Vocabulary.js"
 import { type Refusal, refuse } from "./model.js"
+import { carryPositions, positionOf } from "./recordIndex.js"
 
 export type Rec = State.Finding
 
 export const findRecord = (doc: State.StateDoc, id: string): { rec: Rec; cls: boolean; index: number } | undefined => {
-  const fi = (doc.findings ?? []).findIndex((r) => r.id === id)
+  const fi = positionOf(doc.findings ?? [], id)
   if (fi >= 0) return { rec: doc.findings![fi]!, cls: false, index: fi }
-  const ci = (doc.class_findings ?? []).findIndex((r) => r.id === id)
+  const ci = positionOf(doc.class_findings ?? [], id)
   if (ci >= 0) return { rec: doc.class_findings![ci]!, cls: true, index: ci }
   return undefined
 }
 
 export const replaceRecord = (doc: State.StateDoc, loc: { cls: boolean; index: number }, next: Rec): State.StateDoc => {
-  if (loc.cls) {
-    const arr = [...(doc.class_findings ?? [])]
-    arr[loc.index] = next as State.ClassFinding
-    return { ...doc, class_findings: arr }
-  }
-  const arr = [...(doc.findings ?? [])]
+  const rows = (loc.cls ? doc.class_findings : doc.findings) ?? []
+  const arr = [...rows]
   arr[loc.index] = next
-  return { ...doc, findings: arr }
+  if (rows[loc.index]?.id === next.id) carryPositions(rows, arr)
+  return loc.cls ? { ...doc, class_findings: arr as Array<State.ClassFinding> } : { ...doc, findings: arr }
 }
 
 export const without = <T extends object>(o: T, ...keys: ReadonlyArray<string>): T => {
