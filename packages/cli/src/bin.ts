@@ -11,11 +11,6 @@
 import * as v8 from "node:v8"
 import * as StopSignals from "./internal/stopSignals.js"
 
-// One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
-// after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set before any
-// module compiles; hosts embedding the libraries keep V8's defaults.
-v8.setFlagsFromString("--liftoff-only")
-
 // `--json` before any `--`: decides how an interruption is reported (Main.wantsJson, read here
 // before Main loads).
 const json = (() => {
@@ -52,13 +47,14 @@ const callerCwd = process.env["STEWARD_CWD"] ??
 delete process.env["STEWARD_CWD"]
 if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
 
-const [{ main }, NodeContext, Effect, Exit, Fiber] = await Promise.all([
-  import("./Main.js"),
-  import("@effect/platform-node/NodeContext"),
-  import("effect/Effect"),
-  import("effect/Exit"),
-  import("effect/Fiber")
-])
+const { main, NodeContext, Effect, Exit, Fiber } = await import("./internal/startup.js")
+
+// One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
+// after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set once the
+// program's modules are loaded and before the grammar compiles (on its first parse): a flag changed
+// earlier made Node reject its built-in modules' code cache and compile them again (about 8 ms per
+// command). Hosts embedding the libraries keep V8's defaults.
+v8.setFlagsFromString("--liftoff-only")
 stopper.run(() => {
   const fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
   return {

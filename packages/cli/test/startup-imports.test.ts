@@ -58,6 +58,17 @@ describe("start-up: areas load what their cheap verbs use", () => {
     assert.deepStrictEqual(packages.filter((p) => barrels.includes(p)), [])
   })
 
+  it("no area loads yaml at start-up (policy files and migrate's frontmatter load it on first use)", () => {
+    for (const area of ["audit", "session", "reflex", "algal"]) {
+      const entry = fs.existsSync(path.join(src, `commands/${area}/index.ts`))
+        ? `commands/${area}/index.ts`
+        : `commands/${area}.ts`
+      const { packages } = reachAcross(entry)
+      assert.deepStrictEqual(packages.filter((p) => p === "yaml"), [], area)
+    }
+    assert.deepStrictEqual(reachAcross("commands/policy.ts").packages.filter((p) => p === "yaml"), [])
+  })
+
   it("session's reading verbs load the event store and views, not the runner", () => {
     const { files, packages } = reach("commands/session/index.ts")
     assert.notInclude(files, "commands/session/sessions.ts")
