@@ -6,8 +6,8 @@
  *
  * @internal
  */
-export { main } from "../Main.js"
 export * as NodeContext from "@effect/platform-node/NodeContext"
 export * as Effect from "effect/Effect"
 export * as Exit from "effect/Exit"
 export * as Fiber from "effect/Fiber"
+export { main } from "../Main.js"
