@@ -33,17 +33,15 @@ const build = (rows: ReadonlyArray<Keyed>): Index => {
 /** The position of the first row with `id`, or -1 (as `findIndex`). */
 export const positionOf = (rows: ReadonlyArray<Keyed>, id: string): number => {
   let index = indexes.get(rows)
-  if (index === undefined || index.length !== rows.length) {
-    if (index === undefined && !scanned.has(rows)) {
-      scanned.add(rows)
-      return rows.findIndex((r) => r.id === id)
-    }
-    index = build(rows)
+  if (index === undefined && !scanned.has(rows)) {
+    scanned.add(rows)
+    return rows.findIndex((r) => r.id === id)
   }
+  if (index === undefined || index.length !== rows.length) index = build(rows)
   const k = index.at.get(id)
+  if (k === undefined) return -1
   // a hit is confirmed against the row itself, so a stale index can never name a wrong record
-  if (k !== undefined && rows[k]?.id === id) return k
-  return k === undefined ? -1 : build(rows).at.get(id) ?? -1
+  return rows[k]?.id === id ? k : build(rows).at.get(id) ?? -1
 }
 
 /** `to` is `from` with rows replaced in place by rows of the same ids: it inherits `from`'s index. */
