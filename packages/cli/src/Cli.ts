@@ -23,7 +23,7 @@ import { cliVersion } from "./internal/versions.js"
 type AnyCommand = Command.Command<any, any, any, any>
 
 /**
- * The services commands run with (all provided by `NodeContext.layer`).
+ * The services commands run with (what `bin.ts` provides: `NodeContext.layer` without its worker manager).
  *
  * @since 0.1.0
  * @category models
