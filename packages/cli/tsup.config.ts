@@ -38,11 +38,12 @@ export default defineConfig({
   platform: "node",
   target: "node20",
   sourcemap: true,
-  // Whitespace and syntax only (names stay, so stack traces read; the shipped source maps give
-  // positions): start-up reads and compiles every chunk a command loads, and parse time follows
-  // the bytes (ADR 0004).
+  // Minified: every command's start-up reads and compiles each chunk it loads, and that time
+  // follows the bytes (ADR 0004). The shipped source maps give a stack trace its names and
+  // positions back (`node --enable-source-maps`).
   minifyWhitespace: true,
   minifySyntax: true,
+  minifyIdentifiers: true,
   clean: true,
   noExternal: [/^@steward\//, /^effect(\/|$)/, /^@effect\//],
   external: ["better-sqlite3", "web-tree-sitter", "tree-sitter-bash", "yaml"],

@@ -4,10 +4,12 @@
  * without it, or when a worker fails, every fit runs on the calling thread. Results are the same
  * either way.
  *
+ * The worker modules load when the first pool starts, not with this module: the engine names this
+ * service in every operation, and only an import's fits start workers.
+ *
  * @since 0.2.0
  */
-import * as NodeWorker from "@effect/platform-node/NodeWorker"
-import * as Worker from "@effect/platform/Worker"
+import type * as Worker from "@effect/platform/Worker"
 import { WorkerError } from "@effect/platform/WorkerError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -31,6 +33,8 @@ export class FitWorkers extends Context.Tag("@steward/reflex-core/FitWorkers")<F
   ) => Effect.Effect<Worker.SerializedWorkerPool<I>, WorkerError, Scope.Scope>
 }>() {}
 
+const workerModule = Effect.promise(() => import("@effect/platform/Worker"))
+
 /**
  * Fit workers on any `@effect/platform` worker platform whose spawner starts the fit worker entry.
  *
@@ -44,7 +48,7 @@ export const layer = <E, R>(
     FitWorkers,
     Effect.map(Layer.build(platform), (context) => ({
       makePool: <I extends Schema.TaggedRequest.All>(options: Worker.SerializedWorkerPool.Options<I>) =>
-        Effect.provide(Worker.makePoolSerialized<I>(options), context)
+        Effect.flatMap(workerModule, (Worker) => Worker.makePoolSerialized<I>(options)).pipe(Effect.provide(context))
     }))
   )
 
@@ -75,12 +79,20 @@ const exists = (file: URL | string): boolean => {
  */
 export const layerNode = (options?: { readonly entry?: URL | string | undefined }): Layer.Layer<FitWorkers> => {
   const file = options?.entry ?? entry
-  return Layer.suspend(() =>
+  return Layer.sync(FitWorkers, () =>
     exists(file)
-      ? layer(NodeWorker.layer(() => new WorkerThreads.Worker(file)))
-      : Layer.succeed(FitWorkers, {
+      ? {
+        // each pool gets its own worker manager, built in the pool's scope
+        makePool: (options) =>
+          Effect.promise(() => import("@effect/platform-node/NodeWorker")).pipe(
+            Effect.flatMap((NodeWorker) => Layer.build(NodeWorker.layer(() => new WorkerThreads.Worker(file)))),
+            Effect.flatMap((context) =>
+              Effect.flatMap(workerModule, (Worker) => Worker.makePoolSerialized(options)).pipe(Effect.provide(context))
+            )
+          )
+      }
+      : {
         makePool: () =>
           Effect.fail(new WorkerError({ reason: "spawn", cause: new Error(`no fit worker entry at ${String(file)}`) }))
       })
-  )
 }
