@@ -3,8 +3,16 @@
 // command, the median wall time, median CPU time (user + system: steadier than wall time on a
 // loaded machine) and peak RSS over N runs, beside `node -e 0`, checked against issue 17's targets
 // (every command ≤ 0.5 s, `policy check` ≤ 0.6 s, peak ≤ 120 MiB). `pnpm bench` runs it last.
-// Usage: node bench/startup.mjs [runs=7]. Never exits non-zero for a missed target or a failed
-// command (benchmarks are not gates: the row says FAILED); exits 2 only when the bundle is missing.
+//
+// Usage: node bench/startup.mjs [runs=7] [--against OTHER/dist/bin.js]
+//
+// `--against` compares with another build of the CLI (a worktree of an earlier commit, built):
+// the two bundles run alternately, command by command and run by run, each on a state of its
+// own, and every row gets the other bundle's CPU median and the ratio of the two. Interleaving
+// is what makes the ratio fair on a shared machine: both bundles see the same load.
+//
+// Never exits non-zero for a missed target or a failed command (benchmarks are not gates: the row
+// says FAILED); exits 2 only when a bundle is missing.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -14,49 +22,60 @@ import { fileURLToPath } from "node:url"
 const here = path.dirname(fileURLToPath(import.meta.url))
 const pkg = path.resolve(here, "..")
 const bin = path.join(pkg, "dist", "bin.js")
-if (!fs.existsSync(bin)) {
-  console.error("dist/bin.js is missing: build first (pnpm --filter @steward/cli build)")
-  process.exit(2)
+const argv = process.argv.slice(2)
+const againstAt = argv.indexOf("--against")
+const against = againstAt === -1 ? undefined : path.resolve(argv[againstAt + 1] ?? "")
+const positional = argv.filter((_, i) => againstAt === -1 || (i !== againstAt && i !== againstAt + 1))
+for (const file of [bin, against]) {
+  if (file !== undefined && !fs.existsSync(file)) {
+    console.error(`${file} is missing: build first (pnpm --filter @steward/cli build)`)
+    process.exit(2)
+  }
 }
-const runs = Math.max(1, Number(process.argv[2] ?? 7))
+const runs = Math.max(1, Number(positional[0] ?? 7))
 const state = fs.mkdtempSync(path.join(os.tmpdir(), "steward-startup-"))
 const probe = path.join(state, "probe.jsonl")
-// audit next and audit status need an audit state to read
-spawnSync(process.execPath, [bin, "audit", "init", "--project", state, "--state-dir", state], { stdio: "ignore" })
-const fixture = (name) => path.join(pkg, "test", "fixtures", "algal", name)
-// session list and show read a stored session: one scripted run settles it
-const script = path.join(state, "script.jsonl")
-fs.writeFileSync(script, JSON.stringify({ text: "Hello there." }) + "\n")
-const workspace = fs.mkdtempSync(path.join(state, "ws-"))
-const sessionRun = spawnSync(
-  process.execPath,
-  [bin, "session", "run", "--state-dir", state, "--script", script, "--workspace", workspace, "--json", "Say hello"],
-  { encoding: "utf8" }
-)
-let sessionId = "no-session"
-try {
-  sessionId = JSON.parse(sessionRun.stdout).session
-} catch {
-  // the show row then says FAILED, with the command's own error
-}
-
 const LIMIT_S = 0.5
 const LIMIT_MIB = 120
-const commands = [
-  ["node -e 0", ["-e", "0"], null],
-  ["steward --help", [bin, "--help"], LIMIT_S],
-  ["steward doctor", [bin, "doctor", "--state-dir", state], LIMIT_S],
-  ["steward config list", [bin, "config", "list", "--state-dir", state], LIMIT_S],
-  ["steward policy check", [bin, "policy", "check", "--state-dir", state, "--", "git status && rm -rf build"], 0.6],
-  ["steward policy explain", [bin, "policy", "explain", "--state-dir", state], LIMIT_S],
-  ["steward algal check", [bin, "algal", "check", fixture("counter.algal.json")], LIMIT_S],
-  ["steward algal run", [bin, "algal", "run", fixture("counter.algal.json"), "--state-dir", state], LIMIT_S],
-  ["steward reflex status", [bin, "reflex", "status", "--state-dir", state], LIMIT_S],
-  ["steward audit next", [bin, "audit", "next", "--dry-run", "--project", state, "--state-dir", state], LIMIT_S],
-  ["steward audit status", [bin, "audit", "status", "--project", state, "--state-dir", state], LIMIT_S],
-  ["steward session list", [bin, "session", "list", "--state-dir", state], LIMIT_S],
-  ["steward session show", [bin, "session", "show", "--state-dir", state, sessionId], LIMIT_S]
-]
+
+/** The measured commands of one bundle, over a state of its own (an audit project, a session). */
+const commandsOf = (bundle, name) => {
+  const dir = fs.mkdtempSync(path.join(state, `${name}-`))
+  // audit next and audit status need an audit state to read
+  spawnSync(process.execPath, [bundle, "audit", "init", "--project", dir, "--state-dir", dir], { stdio: "ignore" })
+  // the fixtures of the package the bundle was built from
+  const fixture = (file) => path.join(path.dirname(bundle), "..", "test", "fixtures", "algal", file)
+  // session list and show read a stored session: one scripted run settles it
+  const script = path.join(dir, "script.jsonl")
+  fs.writeFileSync(script, JSON.stringify({ text: "Hello there." }) + "\n")
+  const workspace = fs.mkdtempSync(path.join(dir, "ws-"))
+  const sessionRun = spawnSync(
+    process.execPath,
+    [bundle, "session", "run", "--state-dir", dir, "--script", script, "--workspace", workspace, "--json", "Say hello"],
+    { encoding: "utf8" }
+  )
+  let sessionId = "no-session"
+  try {
+    sessionId = JSON.parse(sessionRun.stdout).session
+  } catch {
+    // the show row then says FAILED, with the command's own error
+  }
+  return [
+    ["node -e 0", ["-e", "0"], null],
+    ["steward --help", [bundle, "--help"], LIMIT_S],
+    ["steward doctor", [bundle, "doctor", "--state-dir", dir], LIMIT_S],
+    ["steward config list", [bundle, "config", "list", "--state-dir", dir], LIMIT_S],
+    ["steward policy check", [bundle, "policy", "check", "--state-dir", dir, "--", "git status && rm -rf build"], 0.6],
+    ["steward policy explain", [bundle, "policy", "explain", "--state-dir", dir], LIMIT_S],
+    ["steward algal check", [bundle, "algal", "check", fixture("counter.algal.json")], LIMIT_S],
+    ["steward algal run", [bundle, "algal", "run", fixture("counter.algal.json"), "--state-dir", dir], LIMIT_S],
+    ["steward reflex status", [bundle, "reflex", "status", "--state-dir", dir], LIMIT_S],
+    ["steward audit next", [bundle, "audit", "next", "--dry-run", "--project", dir, "--state-dir", dir], LIMIT_S],
+    ["steward audit status", [bundle, "audit", "status", "--project", dir, "--state-dir", dir], LIMIT_S],
+    ["steward session list", [bundle, "session", "list", "--state-dir", dir], LIMIT_S],
+    ["steward session show", [bundle, "session", "show", "--state-dir", dir, sessionId], LIMIT_S]
+  ]
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -71,36 +90,53 @@ const verdict = (limit, wall, cpu, rss) => {
   return `MISS (> ${limit} s)${memory}`
 }
 
+/** One process: its wall time, and the CPU time and peak RSS the preloaded probe reports. */
+const measure = (args) => {
+  fs.writeFileSync(probe, "")
+  const start = process.hrtime.bigint()
+  const result = spawnSync(process.execPath, ["-r", path.join(here, "rss-probe.cjs"), ...args], {
+    env: { ...process.env, STEWARD_BENCH_PROBE: probe },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  const wall = Number(process.hrtime.bigint() - start) / 1e9
+  const line = fs.readFileSync(probe, "utf8").trim().split("\n").filter(Boolean).at(-1)
+  const sample = line === undefined ? undefined : JSON.parse(line)
+  const failure = result.status === 0
+    ? undefined
+    : `FAILED (exit ${result.status ?? result.signal}): ${String(result.stderr).trim().slice(0, 200)}`
+  return { wall, cpu: sample === undefined ? NaN : sample.cpuMs / 1000, rss: sample?.maxRssKiB ?? NaN, failure }
+}
+
+const bundles = against === undefined ? [commandsOf(bin, "this")] : [commandsOf(bin, "this"), commandsOf(against, "other")]
+
 const load = os.loadavg()[0]
 console.log(`\nstart-up over ${runs} runs (load average ${load.toFixed(1)} on ${os.cpus().length} cores)`)
+if (against !== undefined) console.log(`against ${against}, interleaved run by run`)
 console.log(
   "command".padEnd(24),
   "wall median".padStart(12),
   "cpu median".padStart(11),
   "peak RSS".padStart(10),
   "× node".padStart(7),
+  ...(against === undefined ? [] : ["other cpu".padStart(10), "cpu ratio".padStart(10)]),
   " target"
 )
 let reference
-for (const [name, args, limit] of commands) {
-  const walls = []
-  let failure
-  fs.writeFileSync(probe, "")
+for (let row = 0; row < bundles[0].length; row++) {
+  const [name, , limit] = bundles[0][row]
+  const samples = bundles.map(() => [])
   for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint()
-    const result = spawnSync(process.execPath, ["-r", path.join(here, "rss-probe.cjs"), ...args], {
-      env: { ...process.env, STEWARD_BENCH_PROBE: probe },
-      stdio: ["ignore", "ignore", "pipe"]
-    })
-    walls.push(Number(process.hrtime.bigint() - start) / 1e9)
-    if (result.status !== 0 && failure === undefined) {
-      failure = `FAILED (exit ${result.status ?? result.signal}): ${String(result.stderr).trim().slice(0, 200)}`
-    }
+    // alternate which bundle goes first, so neither always runs on a warmer machine
+    const order = i % 2 === 0 ? bundles.map((_, b) => b) : bundles.map((_, b) => b).reverse()
+    for (const b of order) samples[b].push(measure(bundles[b][row][1]))
   }
-  const samples = fs.readFileSync(probe, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l))
-  const rss = samples.length === 0 ? NaN : Math.max(...samples.map((s) => s.maxRssKiB)) / 1024
-  const wall = median(walls)
-  const cpu = samples.length === 0 ? NaN : median(samples.map((s) => s.cpuMs)) / 1000
+  const [wall, cpu, rss] = [
+    median(samples[0].map((s) => s.wall)),
+    median(samples[0].map((s) => s.cpu)),
+    Math.max(...samples[0].map((s) => s.rss)) / 1024
+  ]
+  const failure = samples.flat().find((s) => s.failure !== undefined)?.failure
+  const otherCpu = samples[1] === undefined ? undefined : median(samples[1].map((s) => s.cpu))
   reference ??= wall
   console.log(
     name.padEnd(24),
@@ -108,6 +144,7 @@ for (const [name, args, limit] of commands) {
     `${cpu.toFixed(3)} s`.padStart(11),
     `${rss.toFixed(0)} MiB`.padStart(10),
     `${(wall / reference).toFixed(1)}×`.padStart(7),
+    ...(otherCpu === undefined ? [] : [`${otherCpu.toFixed(3)} s`.padStart(10), `${(cpu / otherCpu).toFixed(2)}×`.padStart(10)]),
     ` ${failure ?? verdict(limit, wall, cpu, rss)}`
   )
 }

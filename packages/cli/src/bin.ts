@@ -47,7 +47,7 @@ const callerCwd = process.env["STEWARD_CWD"] ??
 delete process.env["STEWARD_CWD"]
 if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
 
-const { main, platform, Effect, Exit, Fiber } = await import("./internal/startup.js")
+const { start } = await import("./internal/startup.js")
 
 // One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
 // after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set once the
@@ -55,10 +55,4 @@ const { main, platform, Effect, Exit, Fiber } = await import("./internal/startup
 // earlier made Node reject its built-in modules' code cache and compile them again (about 8 ms per
 // command). Hosts embedding the libraries keep V8's defaults.
 v8.setFlagsFromString("--liftoff-only")
-stopper.run(() => {
-  const fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(platform)))
-  return {
-    interrupt: () => void Effect.runFork(Fiber.interrupt(fiber)),
-    onEnd: (listener) => fiber.addObserver((exit) => listener(Exit.isSuccess(exit) ? exit.value : 2))
-  }
-})
+stopper.run(() => start(process.argv))

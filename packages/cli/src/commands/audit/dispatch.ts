@@ -5,7 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Checked } from "@steward/audit-state"
+import * as Checked from "@steward/audit-state/Checked"
 import * as Effect from "effect/Effect"
 import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import type { Project } from "@steward/audit-state"
+import type * as Project from "@steward/audit-state/Project"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

@@ -6,7 +6,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Project } from "@steward/audit-state"
+import * as Project from "@steward/audit-state/Project"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GlobalOptions from "../../GlobalOptions.js"

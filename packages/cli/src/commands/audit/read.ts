@@ -6,17 +6,15 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
-import {
-  AuditError,
-  type AuditStore,
-  Checked,
-  Dashboard,
-  Decision,
-  Metrics,
-  Next,
-  Project,
-  State
-} from "@steward/audit-state"
+import * as AuditError from "@steward/audit-state/AuditError"
+import type * as AuditStore from "@steward/audit-state/AuditStore"
+import * as Checked from "@steward/audit-state/Checked"
+import * as Dashboard from "@steward/audit-state/Dashboard"
+import * as Decision from "@steward/audit-state/Decision"
+import * as Metrics from "@steward/audit-state/Metrics"
+import * as Next from "@steward/audit-state/Next"
+import * as Project from "@steward/audit-state/Project"
+import * as State from "@steward/audit-state/State"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

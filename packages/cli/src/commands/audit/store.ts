@@ -6,7 +6,10 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
-import { AuditError, AuditStore, Project, type State } from "@steward/audit-state"
+import * as AuditError from "@steward/audit-state/AuditError"
+import * as AuditStore from "@steward/audit-state/AuditStore"
+import * as Project from "@steward/audit-state/Project"
+import type * as State from "@steward/audit-state/State"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AuditDatabase from "../../AuditDatabase.js"

@@ -6,7 +6,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { State } from "@steward/audit-state"
+import * as State from "@steward/audit-state/State"
 import * as Effect from "effect/Effect"
 import { common, expectRevision, list, opt, req, resolveProject, u } from "./options.js"
 import { withStore } from "./store.js"

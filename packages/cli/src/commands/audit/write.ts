@@ -4,7 +4,12 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import { type AuditStore, Checked, Next, Project, State, type Verbs } from "@steward/audit-state"
+import type * as AuditStore from "@steward/audit-state/AuditStore"
+import * as Checked from "@steward/audit-state/Checked"
+import * as Next from "@steward/audit-state/Next"
+import * as Project from "@steward/audit-state/Project"
+import * as State from "@steward/audit-state/State"
+import type * as Verbs from "@steward/audit-state/Verbs"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Types from "effect/Types"

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import type { Event, Session } from "@steward/harness-sessions"
+import type * as Event from "@steward/harness-sessions/Event"
+import type * as Session from "@steward/harness-sessions/Session"
 import * as Output from "../../Output.js"
 
 const obj = (u: unknown): Record<string, any> =>

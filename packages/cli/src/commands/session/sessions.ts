@@ -6,8 +6,15 @@
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Autonomy, PolicyFile } from "@steward/governance-rules"
-import { EventStore, Goal, HarnessError, Providers, ScriptedModel, Session, Tools } from "@steward/harness-sessions"
+import * as Autonomy from "@steward/governance-rules/Autonomy"
+import * as PolicyFile from "@steward/governance-rules/PolicyFile"
+import * as EventStore from "@steward/harness-sessions/EventStore"
+import * as Goal from "@steward/harness-sessions/Goal"
+import * as HarnessError from "@steward/harness-sessions/HarnessError"
+import * as Providers from "@steward/harness-sessions/Providers"
+import * as ScriptedModel from "@steward/harness-sessions/ScriptedModel"
+import * as Session from "@steward/harness-sessions/Session"
+import * as Tools from "@steward/harness-sessions/Tools"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
