@@ -95,4 +95,23 @@ describe("start-up: areas load what their cheap verbs use", () => {
     assert.deepStrictEqual(packages.filter((p) => p.startsWith("@effect/ai")), [])
     assert.deepStrictEqual(packages.filter((p) => p.startsWith("@effect/platform/Command")), [])
   })
+
+  // A module namespace that escapes as a value (`export * as X`, or `import { X }` of a barrel's
+  // `export * as X`) keeps every export of X in the bundle and builds a getter for each when its
+  // chunk loads: `effect/Effect` re-exported that way grew every command's start-up (ADR 0004).
+  it("what bin.ts loads re-exports no module namespace", () => {
+    const { files } = reach("internal/startup.ts")
+    const reexporting = files.filter((f) => /^export\s+\*\s+as\s/m.test(fs.readFileSync(path.join(src, f), "utf8")))
+    assert.deepStrictEqual(reexporting, [])
+  })
+
+  it("the CLI imports library modules by subpath, never a package barrel's namespaces", () => {
+    // every module the bundle is built from (`index.ts` is the package's own API, not bundled)
+    const modules = (fs.readdirSync(src, { recursive: true }) as Array<string>)
+      .filter((f) => f.endsWith(".ts") && f !== "index.ts")
+    const barrelImports = modules.flatMap((f) =>
+      staticImports(path.join(src, f)).filter((s) => /^@steward\/[^/]+$/.test(s)).map((s) => `${f}: ${s}`)
+    )
+    assert.deepStrictEqual(barrelImports, [])
+  })
 })
