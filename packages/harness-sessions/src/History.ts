@@ -10,7 +10,8 @@
  *
  * @since 0.1.0
  */
-import { AlgalRuntime, Canonical } from "@steward/algal-runtime"
+import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
+import * as Canonical from "@steward/algal-runtime/Canonical"
 import * as Effect from "effect/Effect"
 import { createHash, type Hash } from "node:crypto"
 import type * as Event from "./Event.js"

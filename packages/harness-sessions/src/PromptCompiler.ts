@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import type * as Prompt from "@effect/ai/Prompt"
-import { Canonical } from "@steward/algal-runtime"
+import * as Canonical from "@steward/algal-runtime/Canonical"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -9,7 +9,7 @@
  */
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type { Policy } from "@steward/governance-rules"
+import type * as Policy from "@steward/governance-rules/Policy"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

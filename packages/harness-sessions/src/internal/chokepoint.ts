@@ -5,7 +5,10 @@
  * again. The events it returns land in the session's stream with the decision.
  */
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { type Evidence, type Hooks, type Policy, type Responder } from "@steward/governance-rules"
+import type * as Evidence from "@steward/governance-rules/Evidence"
+import type * as Hooks from "@steward/governance-rules/Hooks"
+import type * as Policy from "@steward/governance-rules/Policy"
+import type * as Responder from "@steward/governance-rules/Responder"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -4,7 +4,8 @@
  * loop, and the session meta it leaves.
  */
 import type * as LanguageModel from "@effect/ai/LanguageModel"
-import type { Policy, Rule } from "@steward/governance-rules"
+import type * as Policy from "@steward/governance-rules/Policy"
+import type * as Rule from "@steward/governance-rules/Rule"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

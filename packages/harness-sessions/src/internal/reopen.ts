@@ -2,7 +2,7 @@
  * Reopening a session: the runs a killed process left open are settled from their events — a
  * checkpoint rebuilt from what the run did, one `interrupted` transition each.
  */
-import { AlgalRuntime } from "@steward/algal-runtime"
+import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Event from "../Event.js"

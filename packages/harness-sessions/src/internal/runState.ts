@@ -3,7 +3,7 @@
  * its stored steps rebuilds exactly the same state.
  */
 import * as Prompt from "@effect/ai/Prompt"
-import { Progress } from "@steward/governance-rules"
+import * as Progress from "@steward/governance-rules/Progress"
 import { createHash } from "node:crypto"
 import type * as Budget from "../Budget.js"
 import * as Checkpoint from "../Checkpoint.js"

@@ -3,7 +3,7 @@
  * rules, hooks, the slice guard), settles runs a killed process left open, and executes a run from
  * its first step to its settle. The operations live in their own modules over one `RunContext`.
  */
-import type { Rule } from "@steward/governance-rules"
+import type * as Rule from "@steward/governance-rules/Rule"
 import type * as Deferred from "effect/Deferred"
 import * as Execute from "./execute.js"
 import * as Reopen from "./reopen.js"

@@ -1,7 +1,7 @@
 /**
  * The structural shape of a tool the run loop drives (what `Tools.Tool` provides).
  */
-import type { Policy } from "@steward/governance-rules"
+import type * as Policy from "@steward/governance-rules/Policy"
 import type * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import type { HarnessError } from "../HarnessError.js"

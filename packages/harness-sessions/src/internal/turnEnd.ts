@@ -6,7 +6,7 @@
  * stopped-short turn or answers a harmless go-ahead. Anything else settles `completed`: the
  * harness never sends a finished reply back on its own account.
  */
-import { Gates } from "@steward/reflex-core"
+import * as Gates from "@steward/reflex-core/Gates"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
