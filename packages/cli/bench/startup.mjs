@@ -26,9 +26,13 @@ const argv = process.argv.slice(2)
 const againstAt = argv.indexOf("--against")
 const against = againstAt === -1 ? undefined : path.resolve(argv[againstAt + 1] ?? "")
 const positional = argv.filter((_, i) => againstAt === -1 || (i !== againstAt && i !== againstAt + 1))
+if (againstAt !== -1 && (argv[againstAt + 1] ?? "").trim() === "") {
+  console.error("--against needs the other build's dist/bin.js")
+  process.exit(2)
+}
 for (const file of [bin, against]) {
-  if (file !== undefined && !fs.existsSync(file)) {
-    console.error(`${file} is missing: build first (pnpm --filter @steward/cli build)`)
+  if (file !== undefined && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    console.error(`${file} is not a built CLI: build first (pnpm --filter @steward/cli build)`)
     process.exit(2)
   }
 }

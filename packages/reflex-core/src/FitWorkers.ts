@@ -33,7 +33,14 @@ export class FitWorkers extends Context.Tag("@steward/reflex-core/FitWorkers")<F
   ) => Effect.Effect<Worker.SerializedWorkerPool<I>, WorkerError, Scope.Scope>
 }>() {}
 
-const workerModule = Effect.promise(() => import("@effect/platform/Worker"))
+/** A serialized pool on a built worker platform; the worker module loads with the first pool. */
+const poolOn =
+  (context: Context.Context<Worker.WorkerManager | Worker.Spawner>) =>
+  <I extends Schema.TaggedRequest.All>(options: Worker.SerializedWorkerPool.Options<I>) =>
+    Effect.promise(() => import("@effect/platform/Worker")).pipe(
+      Effect.flatMap((Worker) => Worker.makePoolSerialized<I>(options)),
+      Effect.provide(context)
+    )
 
 /**
  * Fit workers on any `@effect/platform` worker platform whose spawner starts the fit worker entry.
@@ -46,10 +53,7 @@ export const layer = <E, R>(
 ): Layer.Layer<FitWorkers, E, Exclude<R, Scope.Scope>> =>
   Layer.scoped(
     FitWorkers,
-    Effect.map(Layer.build(platform), (context) => ({
-      makePool: <I extends Schema.TaggedRequest.All>(options: Worker.SerializedWorkerPool.Options<I>) =>
-        Effect.flatMap(workerModule, (Worker) => Worker.makePoolSerialized<I>(options)).pipe(Effect.provide(context))
-    }))
+    Effect.map(Layer.build(platform), (context) => ({ makePool: poolOn(context) }))
   )
 
 /**
@@ -86,9 +90,7 @@ export const layerNode = (options?: { readonly entry?: URL | string | undefined 
         makePool: (options) =>
           Effect.promise(() => import("@effect/platform-node/NodeWorker")).pipe(
             Effect.flatMap((NodeWorker) => Layer.build(NodeWorker.layer(() => new WorkerThreads.Worker(file)))),
-            Effect.flatMap((context) =>
-              Effect.flatMap(workerModule, (Worker) => Worker.makePoolSerialized(options)).pipe(Effect.provide(context))
-            )
+            Effect.flatMap((context) => poolOn(context)(options))
           )
       }
       : {
