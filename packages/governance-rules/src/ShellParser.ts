@@ -42,6 +42,8 @@ export interface ParsedCommand {
   readonly issues: ReadonlyArray<{ readonly id: Syntax.SyntaxIssueId | "too-long"; readonly segment: string }>
   /** Sources bash parses a second time (escaped backticks nested in backticks). */
   readonly nested?: ReadonlyArray<string>
+  /** The insides of `$((…))`, which a shell may run as a subshell when they are not arithmetic. */
+  readonly subshellReadings?: ReadonlyArray<string>
 }
 
 /**
@@ -146,7 +148,13 @@ export const make = (options: Options = {}) =>
       }
       try {
         const script = Syntax.collect(tree.rootNode)
-        return { source, commands: script.commands, issues: script.issues, nested: script.nested }
+        return {
+          source,
+          commands: script.commands,
+          issues: script.issues,
+          nested: script.nested,
+          subshellReadings: script.subshellReadings
+        }
       } finally {
         tree.delete()
       }

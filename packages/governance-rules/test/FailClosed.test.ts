@@ -107,6 +107,31 @@ describe("fail closed", () => {
         )
       }))
 
+    // A property run found `$(` around `(…)` written without a space: `$((…))`, which a shell may
+    // read as arithmetic or as a subshell's output. The second reading is decided too (it can only
+    // deny); arithmetic itself still runs.
+    it.effect("$((…)) is also read as $( (…) ): a universal deny inside it denies, arithmetic does not", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "x=$(('mkfs.ext4' /dev/sda1))",
+            "echo \"$(('rm' -rf /))\"",
+            "env -i FOO=1 bash -c 'x=$(('\\''mkfs.ext4'\\'' /dev/sda1))'"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+        for (const command of ["echo $((1 + 2))", "x=$((i * 2 + 1))"]) {
+          assert.strictEqual(decide(command).decision, "allow", command)
+        }
+      }))
+
     it.effect("every ask names what could not be resolved", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser

@@ -49,6 +49,11 @@ export interface Script {
   readonly issues: ReadonlyArray<SyntaxIssue>
   /** Sources bash parses again that the grammar keeps as text (escaped backticks inside backticks). */
   readonly nested: ReadonlyArray<string>
+  /**
+   * The insides of `$((…))`, which a shell may read as `$( (…) )`, a subshell's output, when they
+   * are not arithmetic (POSIX leaves the two readings to the shell). Decided speculatively.
+   */
+  readonly subshellReadings: ReadonlyArray<string>
 }
 
 const CONTROL_FLOW = new Set([
@@ -258,6 +263,7 @@ export const collect = (root: Node): Script => {
   const commands: Array<SimpleCommand> = []
   const issues: Array<SyntaxIssue> = []
   const nested: Array<string> = []
+  const subshellReadings: Array<string> = []
   const seen = new Set<SyntaxIssueId>()
   const issue = (id: SyntaxIssueId, segment: string) => {
     if (seen.has(id)) return
@@ -279,6 +285,9 @@ export const collect = (root: Node): Script => {
     if (type === "command_substitution" && node.text.startsWith("`") && node.text.includes("\\`")) {
       // Inside backticks, `\`…\`` is a nested command substitution.
       nested.push(node.text.slice(1, -1).replace(/\\([`$\\])/g, "$1"))
+    }
+    if (type === "arithmetic_expansion" && node.text.startsWith("$((") && node.text.endsWith("))")) {
+      subshellReadings.push(node.text.slice(3, -2))
     }
     if (BUILTIN_STATEMENTS.has(type)) {
       commands.push(builtinStatement(node))
@@ -331,7 +340,7 @@ export const collect = (root: Node): Script => {
       else if (child !== null && (child.type === "ERROR" || child.isMissing)) issue("parse-error", child.text)
     }
   }
-  return { commands, issues, nested }
+  return { commands, issues, nested, subshellReadings }
 }
 
 /**

@@ -84,6 +84,10 @@ const analyzeParsed = (analyzer: Analyzer, parsed: ParsedCommand, depth: number,
   }
   for (const command of parsed.commands) analyzeCommand(analyzer, command, depth, false)
   for (const nested of parsed.nested ?? []) analyzeSource(analyzer, nested, depth + 1, null)
+  // `$((…))` read as `$( (…) )` (ADR 0204's readings: it can only deny)
+  for (const inner of parsed.subshellReadings ?? []) {
+    speculate(analyzer, () => analyzeSource(analyzer, `(${inner})`, depth + 1, null))
+  }
 }
 
 /** Analyze a whole source string (top level or nested: `bash -c`, env values, eval, watch). */
