@@ -3,12 +3,13 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as EventStore from "../src/EventStore.js"
+import type { HarnessError } from "../src/HarnessError.js"
 import * as ScriptedModel from "../src/ScriptedModel.js"
 import * as Session from "../src/Session.js"
 import * as Tools from "../src/Tools.js"
@@ -58,7 +59,12 @@ const killMidRun = (file: string, ws: string, id: string) =>
       ws,
       id,
       turns
-    ], { cwd: path.resolve(__dirname, ".."), stdio: ["ignore", "ignore", "pipe"] })
+    ], {
+      cwd: path.resolve(__dirname, ".."),
+      stdio: ["ignore", "ignore", "pipe"],
+      // a short lease, so the parent takes the killed child's session over soon (ADR 0558)
+      env: { ...process.env, STEWARD_SESSION_LEASE: "1 second" }
+    })
     let stderr = ""
     child.stderr!.on("data", (d) => (stderr += String(d)))
     const timer = setInterval(() => {
@@ -75,6 +81,10 @@ const killMidRun = (file: string, ws: string, id: string) =>
     })
   })
 
+/** Retry while the killed owner's lease is live (`BUSY`), until it expires. */
+const untilFree = <A, R>(effect: Effect.Effect<A, HarnessError, R>) =>
+  Effect.retry(effect, { while: (e) => e.code === "BUSY", schedule: Schedule.spaced("100 millis"), times: 100 })
+
 describe("Session durability (SQLite, kill -9)", () => {
   it.live(
     "kill -9 mid-run, then resume: no committed event is lost, the run completes, the chain verifies",
@@ -90,7 +100,7 @@ describe("Session durability (SQLite, kill -9)", () => {
         assert.isFalse(before.some((r) => r.type === "run.settle"))
         const outcome = yield* Effect.gen(function*() {
           const sessions = yield* Session.Sessions
-          const resumed = yield* sessions.resume("k1")
+          const resumed = yield* untilFree(sessions.resume("k1"))
           const verified = yield* sessions.verify("k1")
           return { resumed, verified }
         }).pipe(Effect.provide(sqlLayer(file, { agent: 1 })))
@@ -116,7 +126,7 @@ describe("Session durability (SQLite, kill -9)", () => {
         yield* killMidRun(file, ws, "k2")
         const view = yield* Effect.gen(function*() {
           const sessions = yield* Session.Sessions
-          return yield* sessions.reopen("k2")
+          return yield* untilFree(sessions.reopen("k2"))
         }).pipe(Effect.provide(sqlLayer(file, { agent: 1 })))
         assert.deepStrictEqual(view.runs.map((r) => [r.status, r.code]), [["interrupted", "aborted"]])
         assert.strictEqual(view.runs[0]!.checkpoint!.asked, "Do the long thing")

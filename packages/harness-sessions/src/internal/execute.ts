@@ -73,7 +73,9 @@ const ctxFor = (
     budget: meta.budget,
     systemPrompt: "",
     plan: extra.plan,
-    abort: launch.abort
+    abort: launch.abort,
+    limits: env.limits,
+    owner: env.owner
   }
 }
 
@@ -172,6 +174,7 @@ export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
     )
     const goal = state.goal === undefined ? nextMeta.goal : { spec: state.goal.spec, status: state.goal.status }
     yield* rc.env.store.commit(id, {
+      owner: rc.env.owner,
       events: [],
       meta: { ...nextMeta, goal, lastSubject: `${run}:${state.modelCalls}` }
     })

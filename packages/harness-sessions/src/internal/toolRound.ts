@@ -4,9 +4,12 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Event from "../Event.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Limits from "../Limits.js"
+import * as CallCheck from "./callCheck.js"
 import * as Chokepoint from "./chokepoint.js"
 import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
@@ -19,6 +22,8 @@ export interface Call {
   readonly id: string
   readonly name: string
   readonly params: unknown
+  /** The input's size when it was over the bound (the input itself was not kept). */
+  readonly oversize?: number | undefined
 }
 
 /** Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks. */
@@ -34,7 +39,9 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
         callId: call.id
       }).pipe(
         Effect.provide(ctx.services),
-        Effect.catchAll((error: HarnessError) => Effect.succeed({ ok: false, output: `tool failed: ${error.message}` }))
+        Effect.catchAll((error: HarnessError) =>
+          Effect.succeed({ ok: false, output: `tool failed: ${Limits.cut(error.message, ctx.limits.maxText)}` })
+        )
       ) as Effect.Effect<ToolResult>
       const failed = !result.ok || (result.check !== undefined && result.check.exitCode !== 0)
       const post = yield* ctx.hooks.fire({
@@ -51,7 +58,7 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
             callId: call.id,
             tool: call.name,
             ok: result.ok,
-            output: result.output.slice(0, 8192),
+            output: Limits.cut(result.output, ctx.limits.maxText),
             truncated: result.truncated ?? false,
             timedOut: result.timedOut ?? false,
             filesTouched: result.filesTouched ?? [],
@@ -66,6 +73,9 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
 
 const toolMessage = Messages.toolResult
 
+// The goal tools answer inside the loop; they are named in the tool list an unknown name gets.
+const GOAL_TOOLS = ["get_goal", "update_goal"]
+
 /** One tool call: decode, decide, execute or refuse; the result message for the model. */
 export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
   Effect.gen(function*() {
@@ -74,26 +84,31 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
       RunState.say(state, toolMessage(call, output, false))
       return
     }
-    const tool = ctx.tools.find((t) => t.name === call.name)
-    const decoded = tool === undefined
-      ? undefined
-      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(call.params)
-    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
-      const output = tool === undefined
-        ? `unknown tool ${call.name}; the tools are ${ctx.tools.map((t) => t.name).join(", ")}`
-        : `invalid input for ${call.name}: ${decoded?._tag === "Left" ? decoded.left.message : ""}`
+    const checked = CallCheck.check(ctx.tools, GOAL_TOOLS, call, ctx.limits)
+    if (Either.isLeft(checked)) {
+      const invalid = checked.left
       yield* step(
         ctx,
         state,
         Effect.succeed({
-          events: [Event.make(ctx.run, "tool.result", { callId: call.id, tool: call.name, ok: false, output })],
+          events: [Event.make(ctx.run, "tool.error", {
+            callId: call.id,
+            tool: Limits.cut(call.name, 64),
+            field: invalid.field,
+            expected: invalid.expected,
+            message: invalid.message
+          })],
           result: null
         })
       )
-      RunState.say(state, toolMessage(call, output, true))
+      state.invalidInRow++
+      state.lastInvalid = invalid.message
+      RunState.say(state, toolMessage(call, invalid.message, true))
       return
     }
-    const input = decoded.right
+    state.invalidInRow = 0
+    const { tool } = checked.right
+    const input = checked.right.input
     const governed = tool.governance(input, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
     const outcome = yield* step<Chokepoint.Outcome>(
       ctx,

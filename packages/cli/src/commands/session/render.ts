@@ -78,6 +78,8 @@ export const line = (e: Event.SessionEvent): string | undefined => {
           ? `\n    approve with: steward session approve ${e.session} ${d["callId"]} [--remember]`
           : ""
       }`
+    case "tool.error":
+      return `  ✗ invalid call (${d["callId"]}): ${clip(String(d["message"]), 300)}`
     case "tool.result":
       return `  ← ${d["ok"] === true ? "ok" : "failed"}${
         obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`
@@ -130,6 +132,9 @@ export const outcome = (o: Session.RunOutcome): string =>
     ["next", o.checkpoint.next]
   ])
 
+// An open run whose owner is gone is orphaned: `continue` resumes it, a new request settles it.
+const openStatus = (v: Session.SessionView): string => v.orphaned ? "orphaned" : "open"
+
 /**
  * A session's view.
  *
@@ -143,12 +148,15 @@ export const view = (v: Session.SessionView): string =>
       ["workspace", v.workspace],
       ["level", v.level],
       ["events", String(v.events)],
-      ["goal", v.goal === null ? "none" : `${v.goal.status}: ${clip(v.goal.objective, 120)}`]
+      ["goal", v.goal === null ? "none" : `${v.goal.status}: ${clip(v.goal.objective, 120)}`],
+      ...(v.owner === null
+        ? []
+        : [["owner", `${v.owner.id} (lease until ${new Date(v.owner.expires).toISOString()})`] as const])
     ]),
     "runs:",
     ...v.runs.map((r) =>
       `  ${r.run}  ${
-        r.status === null ? "open" : `${r.status}${r.code === null ? "" : `{${r.code}}`}`
+        r.status === null ? openStatus(v) : `${r.status}${r.code === null ? "" : `{${r.code}}`}`
       }  ${r.toolCalls} tool calls  ${clip(r.prompt, 80)}`
     ),
     ...(v.pending.length === 0
@@ -179,7 +187,7 @@ export const list = (views: ReadonlyArray<Session.SessionView>): string =>
       const status = last === undefined
         ? "no runs"
         : last.status === null
-        ? "open"
+        ? openStatus(v)
         : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
       return `${v.id}  ${v.runs.length} run(s)  ${status}  ${v.workspace}`
     }).join("\n")
