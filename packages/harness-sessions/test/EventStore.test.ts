@@ -123,7 +123,10 @@ const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>,
         assert.deepStrictEqual([taken.owner, taken.expires], [a.id, 1000])
         const refused = yield* Effect.flip(store.acquire("s", b))
         assert.strictEqual(refused.code, "BUSY")
-        assert.include(refused.message, "session s is driven by host-a pid 1; its lease expires at 1970-01-01T00:00:01.000Z")
+        assert.include(
+          refused.message,
+          "session s is driven by host-a pid 1; its lease expires at 1970-01-01T00:00:01.000Z"
+        )
         // a commit by the owner renews the lease in its transaction
         yield* TestClock.adjust("600 millis")
         yield* store.commit("s", { events: [Event.make("s.r1", "note", { n: 1 })], owner: a })

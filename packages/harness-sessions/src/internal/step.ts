@@ -61,6 +61,8 @@ export interface Ctx {
   readonly abort: Deferred.Deferred<void> | undefined
   readonly limits: Limits.Resolved
   readonly owner: EventStore.Owner
+  /** The session's engine at the `read_only` level: what the gate classes read-only (`intent.ts`). */
+  readonly readOnlyEngine: Effect.Effect<Policy.Engine, HarnessError>
 }
 
 /** What a step computes. */

@@ -11,6 +11,7 @@ import { HarnessError } from "../HarnessError.js"
 import * as Limits from "../Limits.js"
 import * as CallCheck from "./callCheck.js"
 import * as Chokepoint from "./chokepoint.js"
+import * as Intent from "./intent.js"
 import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import { type Ctx, step } from "./step.js"
@@ -26,12 +27,38 @@ export interface Call {
   readonly oversize?: number | undefined
 }
 
-/** Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks. */
-const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown, outcome: Chokepoint.Outcome) =>
+/**
+ * Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks.
+ * `intent`: the call's decision was committed by a process that died before its result (the
+ * caller saw the decision step reused and this step not stored): a read-only call runs again,
+ * any other is answered `outcome unknown` and not run (`intent.ts`).
+ */
+const execute = (
+  ctx: Ctx,
+  state: RunState.RunState,
+  call: Call,
+  input: unknown,
+  outcome: Chokepoint.Outcome,
+  intent: boolean
+) =>
   step<ToolResult>(
     ctx,
     state,
     Effect.gen(function*() {
+      const retry = intent ? Intent.onRetry(yield* Intent.readOnly(ctx.readOnlyEngine, outcome.call)) : undefined
+      if (retry === "unknown") {
+        const result = Intent.unknown(call.name, call.id)
+        return {
+          events: [Event.make(ctx.run, "tool.result", {
+            callId: call.id,
+            tool: call.name,
+            ok: false,
+            outcome: "unknown",
+            output: result.output
+          })],
+          result
+        }
+      }
       const tool = ctx.tools.find((t) => t.name === call.name)!
       const result: ToolResult = yield* tool.execute(input, {
         workspace: ctx.workspace,
@@ -62,7 +89,8 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
             truncated: result.truncated ?? false,
             timedOut: result.timedOut ?? false,
             filesTouched: result.filesTouched ?? [],
-            check: result.check ?? null
+            check: result.check ?? null,
+            ...(retry === "rerun" ? { outcome: "rerun" } : {})
           }),
           ...Chokepoint.hookEvents(ctx.run, call.id, post)
         ],
@@ -72,6 +100,10 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
   )
 
 const toolMessage = Messages.toolResult
+
+// The decision step was committed by an earlier process and the execution step was not.
+const intentOnly = (ctx: Ctx, decision: number, execution: number): boolean =>
+  ctx.stored.has(decision) && !ctx.stored.has(execution)
 
 // The goal tools answer inside the loop; they are named in the tool list an unknown name gets.
 const GOAL_TOOLS = ["get_goal", "update_goal"]
@@ -110,6 +142,7 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
     const { tool } = checked.right
     const input = checked.right.input
     const governed = tool.governance(input, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const decided = state.step
     const outcome = yield* step<Chokepoint.Outcome>(
       ctx,
       state,
@@ -146,7 +179,7 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
       RunState.say(state, toolMessage(call, Chokepoint.refusalText(outcome), true))
       return
     }
-    const result = yield* execute(ctx, state, call, input, outcome)
+    const result = yield* execute(ctx, state, call, input, outcome, intentOnly(ctx, decided, state.step))
     RunState.recordTool(state, call.name, input, result)
     RunState.say(state, toolMessage(call, result.output, !result.ok))
   })
@@ -174,6 +207,7 @@ export const approvedCall = (
     }
     const call: Call = { id: approved.callId, name: approved.tool, params: approved.input }
     const governed = tool.governance(decoded.right, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const decided = state.step
     const outcome = yield* step<Chokepoint.Outcome>(
       ctx,
       state,
@@ -209,7 +243,7 @@ export const approvedCall = (
       })
     )
     if (!outcome.allowed) return Chokepoint.refusalText(outcome)
-    const result = yield* execute(ctx, state, call, decoded.right, outcome)
+    const result = yield* execute(ctx, state, call, decoded.right, outcome, intentOnly(ctx, decided, state.step))
     RunState.recordTool(state, call.name, decoded.right, result)
     return `The person approved your ${call.name} call (${call.id}); it ran. Its ${
       result.ok ? "output" : "failure"

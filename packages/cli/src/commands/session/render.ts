@@ -81,9 +81,12 @@ export const line = (e: Event.SessionEvent): string | undefined => {
     case "tool.error":
       return `  ✗ invalid call (${d["callId"]}): ${clip(String(d["message"]), 300)}`
     case "tool.result":
+      if (d["outcome"] === "unknown") return `  ← outcome unknown (${d["callId"]}): not run again after the resume`
       return `  ← ${d["ok"] === true ? "ok" : "failed"}${
-        obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`
-      }${d["timedOut"] === true ? " timed out" : ""}\n${indent(clip(String(d["output"] ?? ""), 600))}`
+        d["outcome"] === "rerun" ? " (read-only, run again after the resume)" : ""
+      }${obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`}${
+        d["timedOut"] === true ? " timed out" : ""
+      }\n${indent(clip(String(d["output"] ?? ""), 600))}`
     case "notice":
       return `  ! ${d["text"]}${d["receipt"] ? ` (receipt ${d["receipt"]})` : ""}`
     case "reflex.decision":
