@@ -232,13 +232,19 @@ export const make = Effect.gen(function*() {
   return HookStore.of({
     update: (session, f) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ state: string }>`SELECT state FROM steward_hook_sessions WHERE id = ${session}`
+        const now = yield* Clock.currentTimeMillis
+        // Write first: the row exists and this transaction holds the write lock before it reads,
+        // so concurrent hooks of one session (parallel tool calls) never lose an update.
+        yield* sql`INSERT INTO steward_hook_sessions (id, state, updated_at)
+          VALUES (${session}, ${JSON.stringify(emptySession)}, ${now}) ON CONFLICT (id) DO NOTHING`
+        const rows = yield* sql.onDialectOrElse({
+          pg: () => sql<{ state: string }>`SELECT state FROM steward_hook_sessions WHERE id = ${session} FOR UPDATE`,
+          orElse: () => sql<{ state: string }>`SELECT state FROM steward_hook_sessions WHERE id = ${session}`
+        })
         const state = rows[0] === undefined ? emptySession : yield* decodeState(rows[0].state)
         const [result, next] = yield* f(state)
-        const now = yield* Clock.currentTimeMillis
-        const text = JSON.stringify(next)
-        yield* sql`DELETE FROM steward_hook_sessions WHERE id = ${session}`
-        yield* sql`INSERT INTO steward_hook_sessions (id, state, updated_at) VALUES (${session}, ${text}, ${now})`
+        yield* sql`UPDATE steward_hook_sessions SET state = ${JSON.stringify(next)}, updated_at = ${now}
+          WHERE id = ${session}`
         return result
       })).pipe(Effect.mapError(failed(`session ${session}`))),
     ask: (workspace, call, reason) =>

@@ -84,7 +84,8 @@ export const serve = async (socket: string, options: {
   readonly containment: PreTool.Containment
 }): Promise<void> => {
   const runtime = ManagedRuntime.make(runtimeLayer)
-  const server = net.createServer()
+  // Half-open: the caller ends its side once the request is sent; the answer still goes back.
+  const server = net.createServer({ allowHalfOpen: true })
   let timer: NodeJS.Timeout | undefined
   const done = new Promise<void>((resolve) => server.on("close", resolve))
   const idle = () => {
@@ -117,10 +118,12 @@ export const serve = async (socket: string, options: {
   process.once("SIGINT", stop)
   await done
   await runtime.dispose()
-  try {
-    fs.unlinkSync(socket)
-  } catch {
-    // already gone: another server took the path over
+  for (const file of [socket, `${socket}.pid`]) {
+    try {
+      fs.unlinkSync(file)
+    } catch {
+      // already gone: another server took the path over
+    }
   }
 }
 
@@ -128,7 +131,12 @@ export const serve = async (socket: string, options: {
 // belongs to a live server: this one is not needed.
 const listen = (server: net.Server, socket: string) =>
   new Promise<void>((resolve, reject) => {
-    fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 })
+    const dir = path.dirname(socket)
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    // Only this user may reach the socket: the directory is its own and closed to others.
+    const info = fs.statSync(dir)
+    if (info.uid !== (process.getuid?.() ?? info.uid)) return reject(new Error(`${dir} belongs to another user`))
+    if ((info.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700)
     server.once("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EADDRINUSE") return reject(error)
       const probe = net.connect(socket)
@@ -143,6 +151,7 @@ const listen = (server: net.Server, socket: string) =>
     })
     server.listen(socket, () => {
       fs.chmodSync(socket, 0o600)
+      fs.writeFileSync(`${socket}.pid`, `${process.pid}\n`)
       resolve()
     })
   })

@@ -117,64 +117,66 @@ export const stop = (
     const text = input.lastMessage ?? ""
     const task = taskOf(client, input.session)
     const now = yield* Clock.currentTimeMillis
-    const outcome = yield* store.update(runOf(client, input), (state) =>
-      Effect.gen(function*() {
-        const subject = `${task}#${state.stops + 1}`
-        // The client continued this turn because a hook asked; with nothing done since Steward's
-        // last continuation (or a continuation that was not Steward's), another one is a loop.
-        const loop = input.stopHookActive && (state.attempts === 0 || state.toolCalls === 0)
-        const decided = yield* reflexes.decide("settle", {
-          text,
-          toolCalls: state.toolCalls,
-          facts: Features.completedTurn
-        }, { subject, task, revision: state.attempts }).pipe(Effect.either)
-        const idle = Gates.classifyIdle(text)
-        const gate = Gates.continuation({
-          cancelRequested: false,
-          attempts: state.attempts,
-          askable: idle === "idle" || idle === "needs_answer",
-          joined: true,
-          effects: "settled",
-          pendingAttention: false,
-          failed: false,
-          repeated: state.continuedText !== null && state.continuedText === text,
-          terminal: "completed",
-          elapsedMs: now - (state.promptAt ?? now)
-        })
-        const d = decided._tag === "Right" && decided.right.skipped === false ? decided.right : undefined
-        const category = d === undefined ? null : String(d.decision["category"] ?? d.programValue)
-        const action = d === undefined || loop || !gate.open || !gate.semantic || !d.acts
-          ? "none" as const
-          : category === "stopped_short"
-          ? "continue" as const
-          : category === "confirm" && !d.vetoed
-          ? "answer" as const
-          : "none" as const
-        const next: HookStore.SessionState = {
-          ...state,
-          stops: state.stops + 1,
+    // The reflex writes its own ledger: it decides outside the session's transaction (a Stop is
+    // not concurrent with the session's tool calls), and the counters are updated after.
+    const state = yield* store.update(runOf(client, input), (s) => Effect.succeed([s, s] as const))
+    const subject = `${task}#${state.stops + 1}`
+    // The client continued this turn because a hook asked; with nothing done since Steward's
+    // last continuation (or a continuation that was not Steward's), another one is a loop.
+    const loop = input.stopHookActive && (state.attempts === 0 || state.toolCalls === 0)
+    const decided = yield* reflexes.decide("settle", {
+      text,
+      toolCalls: state.toolCalls,
+      facts: Features.completedTurn
+    }, { subject, task, revision: state.attempts }).pipe(Effect.either)
+    const idle = Gates.classifyIdle(text)
+    const gate = Gates.continuation({
+      cancelRequested: false,
+      attempts: state.attempts,
+      askable: idle === "idle" || idle === "needs_answer",
+      joined: true,
+      effects: "settled",
+      pendingAttention: false,
+      failed: false,
+      repeated: state.continuedText !== null && state.continuedText === text,
+      terminal: "completed",
+      elapsedMs: now - (state.promptAt ?? now)
+    })
+    const d = decided._tag === "Right" && decided.right.skipped === false ? decided.right : undefined
+    const category = d === undefined ? null : String(d.decision["category"] ?? d.programValue)
+    const action = d === undefined || loop || !gate.open || !gate.semantic || !d.acts
+      ? "none" as const
+      : category === "stopped_short"
+      ? "continue" as const
+      : category === "confirm" && !d.vetoed
+      ? "answer" as const
+      : "none" as const
+    yield* store.update(runOf(client, input), (s) =>
+      Effect.succeed(
+        [undefined, {
+          ...s,
+          stops: s.stops + 1,
           awaitingReply: true,
           lastStopAt: now,
-          ...(action === "none" ? {} : { attempts: state.attempts + 1, continuedText: text, toolCalls: 0 })
-        }
-        const record = {
-          subject,
-          observation: d?.observation ?? null,
-          category,
-          mode: d?.mode ?? null,
-          certified: d?.certified ?? false,
-          held: d?.held ?? false,
-          vetoed: d?.vetoed ?? false,
-          acts: d?.acts ?? false,
-          why: d?.why ?? (decided._tag === "Left" ? decided.left.message : "skipped"),
-          gate: gate.reason,
-          loop,
-          toolCalls: state.toolCalls,
-          action,
-          receipt: d?.receipt ?? null
-        }
-        return [record, next] as const
-      }))
+          ...(action === "none" ? {} : { attempts: s.attempts + 1, continuedText: text, toolCalls: 0 })
+        }] as const
+      ))
+    const outcome = {
+      subject,
+      observation: d?.observation ?? null,
+      category,
+      mode: d?.mode ?? null,
+      certified: d?.certified ?? false,
+      held: d?.held ?? false,
+      vetoed: d?.vetoed ?? false,
+      acts: d?.acts ?? false,
+      why: d?.why ?? (decided._tag === "Left" ? decided.left.message : "skipped"),
+      gate: gate.reason,
+      loop,
+      toolCalls: state.toolCalls,
+      action,
+      receipt: d?.receipt ?? null
+    }
     yield* log.append({ kind: "note", runId: runOf(client, input), hook: input.event, data: { settle: outcome } })
     if (outcome.action === "none") return none
     const prompt = outcome.action === "continue"

@@ -9,8 +9,6 @@
  *
  * @internal
  */
-import { spawn } from "node:child_process"
-import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -33,13 +31,14 @@ export const socketPath = (): string | undefined => {
   const base = process.env["STEWARD_HOOK_SOCKET_DIR"] || process.env["XDG_RUNTIME_DIR"] || os.tmpdir()
   const uid = process.getuid?.() ?? 0
   const bin = process.argv[1] ?? ""
-  let stamp = "0"
+  let build: string
   try {
-    stamp = String(fs.statSync(bin).mtimeMs)
+    // The entry file's identity: a rebuilt or moved CLI has another one (no hashing: it is on every call).
+    const info = fs.statSync(bin)
+    build = `${info.ino.toString(36)}-${Math.round(info.mtimeMs).toString(36)}-${info.size.toString(36)}`
   } catch {
     return undefined
   }
-  const build = crypto.createHash("sha256").update(`${bin}\0${stamp}`).digest("hex").slice(0, 16)
   const socket = path.join(base, `steward-hooks-${uid}`, `${build}.sock`)
   return socket.length > MAX_SOCKET_PATH ? undefined : socket
 }
@@ -54,10 +53,11 @@ const trusted = (socket: string): boolean => {
   }
 }
 
-const startServer = (socket: string): void => {
+const startServer = async (socket: string): Promise<void> => {
   if (process.env["STEWARD_HOOK_SERVER"] === "off") return
   try {
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 })
+    const { spawn } = await import("node:child_process")
     const child = spawn(process.execPath, [...entry(), "hook", "--serve", socket], {
       detached: true,
       stdio: "ignore",
@@ -81,14 +81,13 @@ const askServer = (call: object): Promise<Wire.Outcome | undefined> =>
     if (process.env["STEWARD_HOOK_SERVER"] === "off") return resolve(undefined)
     const socket = socketPath()
     if (socket === undefined) return resolve(undefined)
-    if (!trusted(socket)) {
-      startServer(socket)
-      return resolve(undefined)
-    }
+    if (!trusted(socket)) return void startServer(socket).then(() => resolve(undefined))
     const conn = net.connect(socket)
     const chunks: Array<Buffer> = []
     conn.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") startServer(socket)
+      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
+        return void startServer(socket).then(() => resolve(undefined))
+      }
       resolve(undefined)
     })
     conn.on("connect", () => conn.end(`${JSON.stringify(call)}\n`))
