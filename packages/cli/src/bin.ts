@@ -9,10 +9,11 @@
  *
  * @since 0.1.0
  */
-import * as v8 from "node:v8"
-import * as StopSignals from "./internal/stopSignals.js"
-
+// No static import: a hook call (on every tool call of an agent CLI) loads its lean entry and
+// nothing of the command tree's (ADR 0006).
 const cli = async () => {
+  const StopSignals = await import("./internal/stopSignals.js")
+  const v8 = await import("node:v8")
   // `--json` before any `--`: decides how an interruption is reported (Main.wantsJson, read here
   // before Main loads).
   const json = (() => {

@@ -106,6 +106,7 @@ for (const client of clients) {
             } finally {
               Agents.stopServers(s)
               await server.close()
+              fs.rmSync(s.root, { recursive: true, force: true })
             }
           }),
         240_000
@@ -130,6 +131,7 @@ for (const client of clients) {
           } finally {
             Agents.stopServers(s)
             await server.close()
+            fs.rmSync(s.root, { recursive: true, force: true })
           }
         }), 240_000)
 
@@ -190,6 +192,7 @@ for (const client of clients) {
             } finally {
               Agents.stopServers(s)
               await server.close()
+              fs.rmSync(s.root, { recursive: true, force: true })
             }
           }),
         600_000

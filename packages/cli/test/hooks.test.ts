@@ -4,11 +4,13 @@ import * as Learning from "@steward/reflex-core/Learning"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ReflexEngine from "../src/commands/reflex/engine.js"
 import * as Host from "../src/hooks/Host.js"
+import * as SandboxRewrite from "../src/hooks/SandboxRewrite.js"
 import { runCli } from "./harness.js"
 
 const fixtures = path.join(import.meta.dirname, "fixtures", "agent-clis")
@@ -191,8 +193,12 @@ describe("steward hook: the turn", () => {
       assert.deepStrictEqual(answers[0], {})
       const nudge = answers.find((a) => a.hookSpecificOutput !== undefined)
       assert.include(nudge.hookSpecificOutput.additionalContext, "changed nothing")
-      const gemini = event("gemini-hook-inputs.jsonl", "AfterTool", ws)
-      for (let i = 0; i < 5; i++) answers.push((yield* hook("gemini", "AfterTool", gemini, ws)).json)
+      // Gemini's output names a new process group each run: the same output all the same.
+      const gemini = (i: number) =>
+        event("gemini-hook-inputs.jsonl", "AfterTool", ws, {
+          tool_response: { llmContent: `Output: marker-created\nProcess Group PGID: ${1000 + i}`, returnDisplay: "x" }
+        })
+      for (let i = 0; i < 5; i++) answers.push((yield* hook("gemini", "AfterTool", gemini(i), ws)).json)
       assert.strictEqual(answers.at(-1).hookSpecificOutput.hookEventName, "AfterTool")
     }))
 
@@ -287,4 +293,34 @@ describe("steward hooks install / uninstall", () => {
       assert.strictEqual(bad.exitCode, 2)
       assert.strictEqual(fs.readFileSync(file, "utf8"), "{ not json")
     }))
+})
+
+describe("the sandbox rewrite", () => {
+  it("quotes every word so bash -c gets the original command byte for byte", () => {
+    const commands = [
+      "git status && npm test",
+      "echo 'it''s' \"$HOME\" `id` $(whoami) \\\\ ; rm -rf ~",
+      "printf '%s\\n' a\nb\tc",
+      "x='; touch /tmp/pwned #'"
+    ]
+    for (const command of commands) {
+      const line = SandboxRewrite.wrap({ node: "printf", entry: ["%s\\0"] }, {
+        workspace: "/w s/p'q",
+        level: "execute",
+        command
+      })
+      const out = execFileSync("bash", ["-c", line], { encoding: "utf8" }).split("\0").slice(0, -1)
+      assert.deepStrictEqual(out, [
+        "sandbox",
+        "--workspace",
+        "/w s/p'q",
+        "--level",
+        "execute",
+        "--",
+        "bash",
+        "-c",
+        command
+      ])
+    }
+  })
 })

@@ -9,7 +9,7 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as Evidence from "@steward/governance-rules/Evidence"
 import type * as GovernanceError from "@steward/governance-rules/GovernanceError"
@@ -134,6 +134,14 @@ export const make = Effect.gen(function*() {
         const context = yield* build(
           Layer.mergeAll(Evidence.layerSql, HookStore.layer).pipe(Layer.provideMerge(HostSql.layer(state)))
         )
+        // A hook commits on every tool call: in WAL mode, NORMAL syncs at checkpoints instead of
+        // at every commit. A crash of the process loses nothing; a power loss may lose the last
+        // decisions' evidence, never the store (ADR 0006).
+        const sql = Context.get(context, SqlClient.SqlClient)
+        yield* sql.onDialectOrElse({
+          sqlite: () => sql.unsafe("PRAGMA synchronous = NORMAL"),
+          orElse: () => Effect.void
+        })
         stores.set(stateDir, context)
         return context
       }).pipe(

@@ -31,6 +31,16 @@ const digest = (value: unknown): string =>
 const none: Wire.Answer = { _tag: "none" }
 
 /**
+ * What a tool returned, without what changes on every run of the same call: Gemini's shell output
+ * names the process group it ran in, which would make every repeat look like new information.
+ */
+const stable = (response: unknown): unknown => {
+  if (typeof response !== "object" || response === null) return response
+  const llm = (response as Record<string, unknown>)["llmContent"]
+  return typeof llm === "string" ? llm.replace(/^Process Group PGID: \d+$/gm, "") : response
+}
+
+/**
  * One tool call's outcome as a progress iteration: what the call returned is a read of the
  * call (new output is information gain, the same output again is not), a file tool's input is a
  * change of its file, and a shell call's error output is an error class.
@@ -51,7 +61,7 @@ export const iteration = (input: HookInput): Progress.Iteration => {
     : ""
   const writes = ["Write", "Edit", "MultiEdit", "write_file", "replace"].includes(tool)
   return {
-    reads: [{ path: `${tool}:${digest(input.toolInput)}`, digest: digest(response) }],
+    reads: [{ path: `${tool}:${digest(input.toolInput)}`, digest: digest(stable(response)) }],
     ...(writes && file !== undefined ? { changes: [{ path: file, digest: digest(input.toolInput) }] } : {}),
     ...(stderr.trim() === "" ? {} : { errors: [stderr.trim().split("\n")[0]!] })
   }

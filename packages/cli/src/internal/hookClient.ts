@@ -6,6 +6,7 @@
  * deciding in this process when the server cannot be reached (starting one for the next call).
  * Whatever goes wrong, it prints the fail-closed answer: a deny for a tool call, no opinion
  * otherwise — never a crash, a timeout or invalid JSON, on which every client runs the tool.
+ * The answer forms (`hooks/Wire`) load only on that path: the server's answer is printed as is.
  *
  * @internal
  */
@@ -13,7 +14,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Wire from "../hooks/Wire.js"
+import type * as Wire from "../hooks/Wire.js"
 
 /** Steward's own deadline: below the 30 s hook timeout `steward hooks install` writes. */
 const DEFAULT_DEADLINE_MS = 20_000
@@ -134,10 +135,8 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   }
   const configured = Number(process.env["STEWARD_HOOK_DEADLINE_MS"] ?? DEFAULT_DEADLINE_MS)
   const deadline = Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_DEADLINE_MS
-  setTimeout(
-    () => finish(Wire.failed(client, event, `Steward's own deadline (${deadline} ms) passed before it decided`)),
-    deadline
-  )
+  const failClosed = async (why: string) => finish((await import("../hooks/Wire.js")).failed(client, event, why))
+  setTimeout(() => void failClosed(`Steward's own deadline (${deadline} ms) passed before it decided`), deadline)
   try {
     const stdin = await readStdin()
     const call = {
@@ -152,6 +151,6 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
     const Host = await import("../hooks/Host.js")
     finish(await Host.runOnce(call, containment()))
   } catch (error) {
-    finish(Wire.failed(client, event, error instanceof Error ? error.message : String(error)))
+    await failClosed(error instanceof Error ? error.message : String(error))
   }
 }
