@@ -97,3 +97,26 @@ export * as Responder from "./Responder.js"
  * @since 0.1.0
  */
 export * as Gate from "./Gate.js"
+
+/**
+ * The paths that stay out of a command's reach inside the workspace: protected (read-only) and
+ * masked (secrets). One list, shared by the sandbox and the gate.
+ *
+ * @since 0.1.0
+ */
+export * as ProtectedPaths from "./ProtectedPaths.js"
+
+/**
+ * What a sandboxed command may do: workspace, level, network, limits.
+ *
+ * @since 0.1.0
+ */
+export * as SandboxProfile from "./SandboxProfile.js"
+
+/**
+ * The OS boundary under the gate: one command run under bubblewrap (Linux), or a typed
+ * `sandbox-unavailable`.
+ *
+ * @since 0.1.0
+ */
+export * as Sandbox from "./Sandbox.js"
