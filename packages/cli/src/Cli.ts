@@ -80,6 +80,11 @@ export const areas: ReadonlyArray<Area> = [
     load: () => import("./commands/doctor.js").then((m) => m.command)
   },
   {
+    name: "hooks",
+    description: "Steward's hooks in Claude Code, Codex and Gemini CLI: install, uninstall, status, approve",
+    load: () => import("./commands/hooks.js").then((m) => m.command)
+  },
+  {
     name: "policy",
     description: "Governance rules: decide tool calls (allow / ask / deny) with citations",
     load: () => import("./commands/policy.js").then((m) => m.command)

@@ -108,6 +108,15 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "session approve": ["steward session approve 3f9a2c1d call-2 --remember"],
   "session verify": ["steward session verify 3f9a2c1d"],
   "doctor": ["steward doctor", "steward doctor --json --state-dir /tmp/steward-demo"],
+  "hooks": ["steward hooks install claude-code --level assist", "steward hooks status --json"],
+  "hooks install": [
+    "steward hooks install claude-code --workspace ~/src/app --dry-run",
+    "steward hooks install gemini --level assist",
+    "steward hooks install codex --user"
+  ],
+  "hooks uninstall": ["steward hooks uninstall claude-code --workspace ~/src/app"],
+  "hooks status": ["steward hooks status --workspace ~/src/app"],
+  "hooks approve": ["steward hooks approve 3f9a2c1d0b7e --state-dir ~/src/app/.steward"],
   "policy": ["steward policy check -- 'rm -rf build'", "steward policy explain --level read_only"],
   "policy check": [
     "steward policy check -- 'git push --force origin main'",

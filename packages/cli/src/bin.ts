@@ -4,55 +4,62 @@
  * SIGINT/SIGTERM handlers are installed before anything else loads, so a stop exits 130/143
  * whenever it arrives: the running command is interrupted (scopes close, the database is
  * released), a command that has not started never starts, and one that finished still reports
- * the stop. A second signal exits at once.
+ * the stop. A second signal exits at once. `steward hook …` (an agent CLI's hook, on every tool
+ * call) loads only its lean entry instead (ADR 0006).
  *
  * @since 0.1.0
  */
-import * as v8 from "node:v8"
-import * as StopSignals from "./internal/stopSignals.js"
+// No static import: a hook call (on every tool call of an agent CLI) loads its lean entry and
+// nothing of the command tree's (ADR 0006).
+const cli = async () => {
+  const StopSignals = await import("./internal/stopSignals.js")
+  const v8 = await import("node:v8")
+  // `--json` before any `--`: decides how an interruption is reported (Main.wantsJson, read here
+  // before Main loads).
+  const json = (() => {
+    const args = process.argv.slice(2)
+    const end = args.indexOf("--")
+    return (end === -1 ? args : args.slice(0, end)).includes("--json")
+  })()
 
-// `--json` before any `--`: decides how an interruption is reported (Main.wantsJson, read here
-// before Main loads).
-const json = (() => {
-  const args = process.argv.slice(2)
-  const end = args.indexOf("--")
-  return (end === -1 ? args : args.slice(0, end)).includes("--json")
-})()
+  const stopper = StopSignals.install({
+    on: (signal, handler) => void process.on(signal, handler),
+    exit: (code) => process.exit(code),
+    setExitCode: (code) => void (process.exitCode = code),
+    report: (signal) => {
+      const message = `interrupted by ${signal}`
+      process.stderr.write(
+        json
+          ? `${JSON.stringify({ error: { code: "interrupted", reason: signal, message } })}\n`
+          : `steward: ${message}\n`
+      )
+    }
+  })
 
-const stopper = StopSignals.install({
-  on: (signal, handler) => void process.on(signal, handler),
-  exit: (code) => process.exit(code),
-  setExitCode: (code) => void (process.exitCode = code),
-  report: (signal) => {
-    const message = `interrupted by ${signal}`
-    process.stderr.write(
-      json
-        ? `${JSON.stringify({ error: { code: "interrupted", reason: signal, message } })}\n`
-        : `steward: ${message}\n`
-    )
-  }
-})
+  // `steward … | head`: the reader went away. Like `git log | head`, end quietly with the code the
+  // command chose (0 when it had not chosen one yet) instead of an unhandled EPIPE stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0)
+  })
 
-// `steward … | head`: the reader went away. Like `git log | head`, end quietly with the code the
-// command chose (0 when it had not chosen one yet) instead of an unhandled EPIPE stack trace.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code !== "EPIPE") throw error
-  process.exit(typeof process.exitCode === "number" ? process.exitCode : 0)
-})
+  // `pnpm steward …` runs in the repository root; relative paths are the caller's
+  // (`scripts/pnpm.mjs` passes it as STEWARD_CWD, pnpm itself as INIT_CWD).
+  const callerCwd = process.env["STEWARD_CWD"] ??
+    (process.env["npm_lifecycle_event"] === "steward" ? process.env["INIT_CWD"] : undefined)
+  delete process.env["STEWARD_CWD"]
+  if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
 
-// `pnpm steward …` runs in the repository root; relative paths are the caller's
-// (`scripts/pnpm.mjs` passes it as STEWARD_CWD, pnpm itself as INIT_CWD).
-const callerCwd = process.env["STEWARD_CWD"] ??
-  (process.env["npm_lifecycle_event"] === "steward" ? process.env["INIT_CWD"] : undefined)
-delete process.env["STEWARD_CWD"]
-if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
+  const { start } = await import("./internal/startup.js")
 
-const { start } = await import("./internal/startup.js")
+  // One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
+  // after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set once the
+  // program's modules are loaded and before the grammar compiles (on its first parse): a flag changed
+  // earlier made Node reject its built-in modules' code cache and compile them again (about 8 ms per
+  // command). Hosts embedding the libraries keep V8's defaults.
+  v8.setFlagsFromString("--liftoff-only")
+  stopper.run(() => start(process.argv))
+}
 
-// One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
-// after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set once the
-// program's modules are loaded and before the grammar compiles (on its first parse): a flag changed
-// earlier made Node reject its built-in modules' code cache and compile them again (about 8 ms per
-// command). Hosts embedding the libraries keep V8's defaults.
-v8.setFlagsFromString("--liftoff-only")
-stopper.run(() => start(process.argv))
+if (process.argv[2] === "hook") await (await import("./internal/hookClient.js")).run(process.argv.slice(3))
+else await cli()

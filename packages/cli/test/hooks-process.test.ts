@@ -1,0 +1,102 @@
+/**
+ * `steward hook` as the agent CLIs run it: a process of the built bundle, the event on stdin.
+ * The decision server answers over its socket (and a malformed request does not stop it), the
+ * entry falls back to deciding itself when the server is out of reach, and Steward's own
+ * deadline is a deny, never a timeout of the client's.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const bin = path.join(import.meta.dirname, "..", "dist", "bin.js")
+const built = fs.existsSync(bin)
+
+const project = () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-hookp-")))
+  const ws = path.join(root, "ws")
+  fs.mkdirSync(path.join(ws, ".steward"), { recursive: true })
+  return { root, ws, state: path.join(ws, ".steward") }
+}
+
+const pre = (ws: string, command: string) =>
+  JSON.stringify({
+    session_id: "s1",
+    transcript_path: path.join(ws, "t.jsonl"),
+    cwd: ws,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command }
+  })
+
+const hook = (ws: string, state: string, input: string, env: Record<string, string>) =>
+  spawnSync(process.execPath, [bin, "hook", "claude-code", "PreToolUse", "--workspace", ws, "--state-dir", state], {
+    input,
+    encoding: "utf8",
+    env: { ...process.env, ...env }
+  })
+
+const ask = (socket: string, line: string) =>
+  new Promise<string>((resolve) => {
+    const conn = net.connect(socket)
+    let out = ""
+    conn.on("connect", () => conn.end(line))
+    conn.on("data", (d) => (out += d))
+    conn.on("close", () => resolve(out))
+    conn.on("error", () => resolve(out))
+  })
+
+describe.skipIf(!built)(`steward hook processes${built ? "" : " (skipped: build the CLI first)"}`, () => {
+  it.live("Steward's own deadline is a deny, in the client's form, with exit 0", () =>
+    Effect.sync(() => {
+      const { state, ws } = project()
+      const r = hook(ws, state, pre(ws, "ls"), { STEWARD_HOOK_DEADLINE_MS: "1", STEWARD_HOOK_SERVER: "off" })
+      assert.strictEqual(r.status, 0)
+      const answer = JSON.parse(r.stdout)
+      assert.strictEqual(answer.hookSpecificOutput.permissionDecision, "deny")
+      assert.include(answer.hookSpecificOutput.permissionDecisionReason, "deadline")
+    }))
+
+  it.live("the decision server answers on its socket; a malformed request is dropped and it goes on", () =>
+    Effect.promise(async () => {
+      const { root, state, ws } = project()
+      const dir = path.join(root, "s")
+      fs.mkdirSync(dir, { mode: 0o700 })
+      const socket = path.join(dir, "test.sock")
+      const server = spawn(process.execPath, [bin, "hook", "--serve", socket], { stdio: "ignore" })
+      try {
+        for (let i = 0; i < 200 && !fs.existsSync(`${socket}.pid`); i++) await new Promise((r) => setTimeout(r, 50))
+        assert.strictEqual(fs.statSync(socket).mode & 0o777, 0o600)
+        assert.strictEqual(await ask(socket, "not json\n"), "")
+        const call = {
+          args: ["gemini", "BeforeTool", "--workspace", ws, "--state-dir", state],
+          home: root,
+          cwd: ws,
+          stdin: pre(ws, "git push --force origin main")
+        }
+        const outcome = JSON.parse(await ask(socket, `${JSON.stringify(call)}\n`))
+        assert.strictEqual(outcome.exitCode, 0)
+        const answer = JSON.parse(outcome.stdout)
+        assert.strictEqual(answer.decision, "deny")
+        assert.include(answer.reason, "universal.force-push")
+      } finally {
+        server.kill("SIGTERM")
+      }
+    }))
+
+  it.live("an untrusted socket directory is never used: the entry decides in its own process", () =>
+    Effect.sync(() => {
+      const { root, state, ws } = project()
+      const sockets = path.join(root, "open")
+      fs.mkdirSync(path.join(sockets, `steward-hooks-${process.getuid?.() ?? 0}`), { recursive: true })
+      fs.chmodSync(path.join(sockets, `steward-hooks-${process.getuid?.() ?? 0}`), 0o777)
+      const r = hook(ws, state, pre(ws, "git push --force origin main"), {
+        STEWARD_HOOK_SOCKET_DIR: sockets,
+        STEWARD_HOOK_SERVER: "off"
+      })
+      assert.strictEqual(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, "deny")
+    }))
+})

@@ -1,0 +1,326 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import * as Learning from "@steward/reflex-core/Learning"
+import * as Reflexes from "@steward/reflex-core/Reflexes"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as ReflexEngine from "../src/commands/reflex/engine.js"
+import * as Host from "../src/hooks/Host.js"
+import * as SandboxRewrite from "../src/hooks/SandboxRewrite.js"
+import { runCli } from "./harness.js"
+
+const fixtures = path.join(import.meta.dirname, "fixtures", "agent-clis")
+const inputs = (name: string): Array<{ event: string; input: Record<string, unknown> }> =>
+  fs.readFileSync(path.join(fixtures, name), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+
+const project = () => {
+  const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-hooks-")))
+  fs.mkdirSync(path.join(ws, ".steward"))
+  return { ws, state: path.join(ws, ".steward") }
+}
+
+/** The captured input of an event, moved into `ws` and changed by `patch`. */
+const event = (file: string, name: string, ws: string, patch: Record<string, unknown> = {}) => {
+  const found = inputs(file).find((e) => e.event === name)!
+  return { ...found.input, cwd: ws, ...patch }
+}
+
+const hook = (client: string, name: string, input: unknown, ws: string, extra: ReadonlyArray<string> = []) =>
+  Effect.promise(() =>
+    Host.runOnce({
+      args: [client, name, "--workspace", ws, "--state-dir", path.join(ws, ".steward"), ...extra],
+      home: os.homedir(),
+      cwd: ws,
+      stdin: typeof input === "string" ? input : JSON.stringify(input)
+    }, { launcher: undefined })
+  ).pipe(Effect.map((o) => ({ ...o, json: JSON.parse(o.stdout === "" ? "null" : o.stdout) })))
+
+const bash = (command: string) => ({ tool_input: { command, description: "run" } })
+
+describe("steward hook: before a tool call", () => {
+  it.live("each client gets the deny in its own form, with the rule's citation", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      const claude = yield* hook(
+        "claude-code",
+        "PreToolUse",
+        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("git push --force origin main")),
+        ws
+      )
+      assert.strictEqual(claude.json.hookSpecificOutput.permissionDecision, "deny")
+      assert.include(claude.json.hookSpecificOutput.permissionDecisionReason, "universal.force-push")
+      const codex = yield* hook(
+        "codex",
+        "PreToolUse",
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command: "git push --force origin main" } }),
+        ws
+      )
+      assert.strictEqual(codex.json.hookSpecificOutput.permissionDecision, "deny")
+      const gemini = yield* hook(
+        "gemini",
+        "BeforeTool",
+        event("gemini-hook-inputs.jsonl", "BeforeTool", ws, bash("git push --force origin main")),
+        ws
+      )
+      assert.strictEqual(gemini.json.decision, "deny")
+      assert.include(gemini.json.reason, "universal.force-push")
+      // Gemini ignores Claude's form (the command would run): it never gets it.
+      assert.isUndefined(gemini.json.hookSpecificOutput)
+      const allowed = yield* hook(
+        "gemini",
+        "BeforeTool",
+        event("gemini-hook-inputs.jsonl", "BeforeTool", ws, bash("ls")),
+        ws
+      )
+      assert.deepStrictEqual([allowed.json.decision, allowed.exitCode], ["allow", 0])
+    }))
+
+  it.live("file, fetch, MCP and unknown tools are decided as what they are", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      const base = event("claude-hook-inputs.jsonl", "PreToolUse", ws)
+      const decide = (tool_name: string, tool_input: unknown) =>
+        Effect.map(hook("claude-code", "PreToolUse", { ...base, tool_name, tool_input }, ws), (r) =>
+          r.json.hookSpecificOutput)
+      assert.strictEqual((yield* decide("Read", { file_path: path.join(ws, "a.txt") })).permissionDecision, "allow")
+      const outside = yield* decide("Write", { file_path: "/etc/passwd", content: "x" })
+      assert.notStrictEqual(outside.permissionDecision, "allow")
+      assert.include(outside.permissionDecisionReason, "outside")
+      assert.strictEqual(
+        (yield* decide("Edit", { file_path: path.join(ws, ".git/hooks/pre-commit") })).permissionDecision,
+        "ask"
+      )
+      assert.strictEqual((yield* decide("mcp__github__delete_repo", { repo: "x" })).permissionDecision, "ask")
+      const bad = yield* decide("Write", { path: "no file_path" })
+      assert.strictEqual(bad.permissionDecision, "deny")
+      assert.include(bad.permissionDecisionReason, "file_path")
+    }))
+
+  it.live("an ask names `steward hooks approve`, and an approval allows the same call once", () =>
+    Effect.gen(function*() {
+      const { state, ws } = project()
+      const input = event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("eval \"$(cat x)\""))
+      const asked = yield* hook("claude-code", "PreToolUse", input, ws)
+      assert.strictEqual(asked.json.hookSpecificOutput.permissionDecision, "ask")
+      const reason: string = asked.json.hookSpecificOutput.permissionDecisionReason
+      const id = /steward hooks approve (\w+)/.exec(reason)![1]!
+      // Codex has no approval prompt in exec mode: the same ask is a deny there.
+      const codex = yield* hook(
+        "codex",
+        "PreToolUse",
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command: "eval \"$(cat x)\"" } }),
+        ws
+      )
+      assert.strictEqual(codex.json.hookSpecificOutput.permissionDecision, "deny")
+      assert.include(codex.json.hookSpecificOutput.permissionDecisionReason, `steward hooks approve ${id}`)
+      const approved = yield* runCli(["hooks", "approve", id, "--state-dir", state, "--json"])
+      assert.strictEqual(approved.exitCode, 0)
+      const once = yield* hook("claude-code", "PreToolUse", input, ws)
+      assert.strictEqual(once.json.hookSpecificOutput.permissionDecision, "allow")
+      const again = yield* hook("claude-code", "PreToolUse", input, ws)
+      assert.strictEqual(again.json.hookSpecificOutput.permissionDecision, "ask")
+      const unknown = yield* runCli(["hooks", "approve", "nope", "--state-dir", state])
+      assert.strictEqual(unknown.exitCode, 1)
+    }))
+})
+
+describe("steward hook: fails closed", () => {
+  it.live("bad input, an unreadable store, a bad policy: deny for a tool call, no opinion otherwise", () =>
+    Effect.gen(function*() {
+      const { state, ws } = project()
+      const pre = event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("ls"))
+      const notJson = yield* hook("claude-code", "PreToolUse", "{not json", ws)
+      assert.strictEqual(notJson.json.hookSpecificOutput.permissionDecision, "deny")
+      const noSession = yield* hook("gemini", "BeforeTool", { cwd: ws, tool_name: "run_shell_command" }, ws)
+      assert.strictEqual(noSession.json.decision, "deny")
+      assert.include(noSession.json.reason, "session_id")
+      const stopBad = yield* hook("claude-code", "Stop", "[]", ws)
+      assert.deepStrictEqual(stopBad.json, {})
+      fs.writeFileSync(path.join(state, "steward.sqlite"), "this is not a database, it is a hostile file".repeat(100))
+      const store = yield* hook("claude-code", "PreToolUse", pre, ws)
+      assert.strictEqual(store.json.hookSpecificOutput.permissionDecision, "deny")
+      assert.include(store.json.hookSpecificOutput.permissionDecisionReason, "store")
+      const missing = yield* hook("codex", "PreToolUse", pre, ws, ["--state-dir", path.join(ws, "nope")])
+      assert.strictEqual(missing.json.hookSpecificOutput.permissionDecision, "deny")
+      const other = project()
+      fs.writeFileSync(path.join(other.state, "policy.yaml"), "rules: [{id: x, effect: maybe}]\n")
+      const policy = yield* hook(
+        "gemini",
+        "BeforeTool",
+        event("gemini-hook-inputs.jsonl", "BeforeTool", other.ws, bash("ls")),
+        other.ws
+      )
+      assert.strictEqual(policy.json.decision, "deny")
+      assert.include(policy.json.reason, "policy")
+      const unknown = yield* Effect.promise(() =>
+        Host.runOnce({ args: ["cursor", "PreToolUse"], home: ws, cwd: ws, stdin: "{}" }, { launcher: undefined })
+      )
+      assert.deepStrictEqual([unknown.exitCode, unknown.stdout], [2, ""])
+    }))
+})
+
+const SHORT = "Schema migrated. Next, I'll update the callers:"
+/** The tool calls of a turn that did real work before it stopped short. */
+const WORK = 20
+
+/** A session id whose first settle is not in the one-in-ten hold-back. */
+const sessionFor = (client: string, prefix: string): string => {
+  for (let i = 0;; i++) {
+    if (!Learning.heldTurn("unfinished", `hook:${client}:${prefix}${i}`, 0)) return `${prefix}${i}`
+  }
+}
+
+const certify = (state: string) =>
+  Effect.gen(function*() {
+    const reflexes = yield* Reflexes.Reflexes
+    for (let i = 1; i <= 60; i++) {
+      yield* reflexes.decide("settle", { text: SHORT, toolCalls: WORK }, { subject: `history${i}` })
+      yield* reflexes.label("settle", `history${i}`, i % 10 === 0 ? "done" : "unfinished")
+    }
+  }).pipe(Effect.provide(ReflexEngine.engineLayer(Option.some(state))), Effect.provide(NodeContext.layer))
+
+describe("steward hook: the turn", () => {
+  it.live("a no-progress stretch is nudged through additionalContext", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      const post = event("claude-hook-inputs.jsonl", "PostToolUse", ws)
+      const answers = []
+      for (let i = 0; i < 5; i++) answers.push((yield* hook("claude-code", "PostToolUse", post, ws)).json)
+      assert.deepStrictEqual(answers[0], {})
+      const nudge = answers.find((a) => a.hookSpecificOutput !== undefined)
+      assert.include(nudge.hookSpecificOutput.additionalContext, "changed nothing")
+      // Gemini's output names a new process group each run: the same output all the same.
+      const gemini = (i: number) =>
+        event("gemini-hook-inputs.jsonl", "AfterTool", ws, {
+          tool_response: { llmContent: `Output: marker-created\nProcess Group PGID: ${1000 + i}`, returnDisplay: "x" }
+        })
+      for (let i = 0; i < 5; i++) answers.push((yield* hook("gemini", "AfterTool", gemini(i), ws)).json)
+      assert.strictEqual(answers.at(-1).hookSpecificOutput.hookEventName, "AfterTool")
+    }))
+
+  it.live("Stop continues a stopped-short turn only with a certified head; a reply labels the turn", () =>
+    Effect.gen(function*() {
+      const { state, ws } = project()
+      const turn = (client: string, session: string, text: string, active = false) =>
+        Effect.gen(function*() {
+          const file = client === "codex" ? "codex-hook-inputs.jsonl" : "claude-hook-inputs.jsonl"
+          for (let i = 0; i < WORK; i++) {
+            const post = event(file, "PostToolUse", ws, { session_id: session, tool_response: `step ${i}` })
+            yield* hook(client, "PostToolUse", post, ws)
+          }
+          const stop = event(file, "Stop", ws, {
+            session_id: session,
+            last_assistant_message: text,
+            stop_hook_active: active
+          })
+          return (yield* hook(client, "Stop", stop, ws)).json
+        })
+      assert.deepStrictEqual(yield* turn("claude-code", "uncertified", SHORT), {})
+      yield* certify(state)
+      const session = sessionFor("claude-code", "s")
+      const continued = yield* turn("claude-code", session, SHORT)
+      assert.strictEqual(continued.decision, "block")
+      assert.match(continued.reason, /^Carry on: .* receipt sha256:[0-9a-f]{64}/)
+      // The continued turn stops again with nothing done: a loop, not continued.
+      const stop = event("claude-hook-inputs.jsonl", "Stop", ws, {
+        session_id: session,
+        last_assistant_message: "Callers updated.",
+        stop_hook_active: true
+      })
+      assert.deepStrictEqual((yield* hook("claude-code", "Stop", stop, ws)).json, {})
+      const risky = yield* turn(
+        "codex",
+        sessionFor("codex", "r"),
+        "Schema migrated. Shall I force-push the branch to main now?"
+      )
+      assert.deepStrictEqual(risky, {})
+      const codex = yield* turn("codex", sessionFor("codex", "c"), SHORT)
+      assert.strictEqual(codex.decision, "block")
+      // The person answers "continue" right after a stopped-short turn: a label of that turn.
+      const labeled = sessionFor("claude-code", "l")
+      yield* turn("claude-code", labeled, SHORT)
+      const prompt = event("claude-hook-inputs.jsonl", "UserPromptSubmit", ws, {
+        session_id: labeled,
+        prompt: "continue"
+      })
+      assert.deepStrictEqual((yield* hook("claude-code", "UserPromptSubmit", prompt, ws)).json, {})
+      const status = yield* runCli(["reflex", "status", "settle", "--state-dir", state, "--json"])
+      // 60 labeled turns of history, and this one.
+      assert.strictEqual(status.json()[0].labeled, 61)
+    }))
+})
+
+describe("steward hooks install / uninstall", () => {
+  it.live("install merges, uninstall leaves the file byte-identical; dry run writes nothing", () =>
+    Effect.gen(function*() {
+      const { state, ws } = project()
+      const file = path.join(ws, ".claude", "settings.json")
+      fs.mkdirSync(path.dirname(file))
+      const original =
+        "{\n    \"model\": \"opus\",\n    \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}]}\n}"
+      fs.writeFileSync(file, original)
+      const dry = yield* runCli(["hooks", "install", "claude-code", "--workspace", ws, "--dry-run", "--json"])
+      assert.strictEqual(dry.exitCode, 0, dry.stderr)
+      assert.include(dry.json().diff, "+ ")
+      assert.strictEqual(fs.readFileSync(file, "utf8"), original)
+      const done = yield* runCli(["hooks", "install", "claude-code", "--workspace", ws, "--level", "assist"])
+      assert.strictEqual(done.exitCode, 0, done.stderr)
+      const installed = JSON.parse(fs.readFileSync(file, "utf8"))
+      assert.strictEqual(installed.model, "opus")
+      assert.strictEqual(installed.hooks.PreToolUse.length, 2)
+      assert.strictEqual(installed.hooks.PreToolUse[0].hooks[0].command, "./mine.sh")
+      assert.include(installed.hooks.Stop[0].hooks[0].command, "hook claude-code Stop")
+      assert.include(installed.hooks.Stop[0].hooks[0].command, `--state-dir ${state}`)
+      const status = yield* runCli(["hooks", "status", "--workspace", ws, "--json"])
+      assert.include(Object.keys(status.json().clients[0].events), "PreToolUse")
+      const again = yield* runCli(["hooks", "install", "claude-code", "--workspace", ws])
+      assert.strictEqual(again.exitCode, 0)
+      assert.strictEqual(JSON.parse(fs.readFileSync(file, "utf8")).hooks.PreToolUse.length, 2)
+      yield* runCli(["hooks", "uninstall", "claude-code", "--workspace", ws])
+      assert.strictEqual(fs.readFileSync(file, "utf8"), original)
+      // Gemini: milliseconds, its own event names; a file that did not exist is removed again.
+      yield* runCli(["hooks", "install", "gemini", "--workspace", ws])
+      const gemini = JSON.parse(fs.readFileSync(path.join(ws, ".gemini", "settings.json"), "utf8"))
+      assert.strictEqual(gemini.hooks.BeforeTool[0].hooks[0].timeout, 30000)
+      yield* runCli(["hooks", "uninstall", "gemini", "--workspace", ws])
+      assert.isFalse(fs.existsSync(path.join(ws, ".gemini", "settings.json")))
+      fs.writeFileSync(file, "{ not json")
+      const bad = yield* runCli(["hooks", "install", "claude-code", "--workspace", ws])
+      assert.strictEqual(bad.exitCode, 2)
+      assert.strictEqual(fs.readFileSync(file, "utf8"), "{ not json")
+    }))
+})
+
+describe("the sandbox rewrite", () => {
+  it("quotes every word so bash -c gets the original command byte for byte", () => {
+    const commands = [
+      "git status && npm test",
+      "echo 'it''s' \"$HOME\" `id` $(whoami) \\\\ ; rm -rf ~",
+      "printf '%s\\n' a\nb\tc",
+      "x='; touch /tmp/pwned #'"
+    ]
+    for (const command of commands) {
+      const line = SandboxRewrite.wrap({ node: "printf", entry: ["%s\\0"] }, {
+        workspace: "/w s/p'q",
+        level: "execute",
+        command
+      })
+      const out = execFileSync("bash", ["-c", line], { encoding: "utf8" }).split("\0").slice(0, -1)
+      assert.deepStrictEqual(out, [
+        "sandbox",
+        "--workspace",
+        "/w s/p'q",
+        "--level",
+        "execute",
+        "--",
+        "bash",
+        "-c",
+        command
+      ])
+    }
+  })
+})
