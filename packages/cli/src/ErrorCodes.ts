@@ -102,6 +102,9 @@ const byArea: Readonly<Record<string, Code>> = {
   "denied": "refused",
   "ask-unanswered": "refused",
   "evidence-store": "storage",
+  "sandbox-unavailable": "refused",
+  "sandbox-invalid": "invalid-input",
+  "sandbox-failed": "failed",
   // @steward/reflex-core
   "invalid-params": "invalid-input",
   "invalid-config": "invalid-config",
