@@ -12,6 +12,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
+import * as fs from "node:fs"
 import { cannotRun, type CommandFailure } from "./CliError.js"
 import * as HostConfig from "./HostConfig.js"
 import * as HostDatabase from "./HostDatabase.js"
@@ -109,6 +110,39 @@ export const layer = (
             )
           )
         ).pipe(Layer.provideMerge(postgresLayer(database.url)))
+    ))
+  )
+
+/**
+ * The state directory's database for a command that only reads: opened read-only, not migrated,
+ * so it works on a read-only state directory (and never changes the file). SQLite is opened with
+ * `readonly` and without switching the journal mode; PostgreSQL as usual, without migrating.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerReadOnly = (
+  state: ResolvedStateDir
+): Layer.Layer<SqlClient.SqlClient, CommandFailure, FileSystem.FileSystem> =>
+  Layer.unwrapEffect(
+    HostConfig.load(state).pipe(
+      Effect.flatMap((loaded) => HostDatabase.fromEnvironment(state.databaseFile, loaded.config.database?.url))
+    ).pipe(Effect.map((database) =>
+      database._tag === "Sqlite"
+        ? Layer.effectDiscard(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`))
+        ).pipe(
+          // No database file yet: nothing is stored, and an empty in-memory database says so.
+          Layer.provideMerge(
+            fs.existsSync(state.databaseFile)
+              ? SqliteClient.layer({ filename: state.databaseFile, readonly: true, disableWAL: true })
+              : SqliteClient.layer({ filename: ":memory:" })
+          ),
+          Layer.catchAllCause((cause) =>
+            Layer.fail(cannotRun("sqlite", `cannot open ${state.databaseFile}: ${describe(Cause.squash(cause))}`))
+          )
+        )
+        : postgresLayer(database.url)
     ))
   )
 

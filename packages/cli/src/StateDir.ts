@@ -73,6 +73,21 @@ export const resolvePath = Effect.fn("StateDir.resolvePath")(function*(flag: Opt
  * @category constructors
  */
 export const open = Effect.fn("StateDir.open")(function*(flag: Option.Option<string>) {
+  return yield* openWith(flag, true)
+})
+
+/**
+ * The state directory for a command that only reads: it must exist, but may be read-only (and is
+ * never created); `StateDir.open` is for commands that write.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const openReadOnly = Effect.fn("StateDir.openReadOnly")(function*(flag: Option.Option<string>) {
+  return yield* openWith(flag, false)
+})
+
+const openWith = Effect.fnUntraced(function*(flag: Option.Option<string>, write: boolean) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const resolved = yield* resolvePath(flag)
@@ -81,7 +96,7 @@ export const open = Effect.fn("StateDir.open")(function*(flag: Option.Option<str
     Effect.fail(cannotRun("state-dir", message, cause === undefined ? undefined : { cause: String(cause) }))
 
   const info = yield* fs.stat(resolved.path).pipe(Effect.option)
-  if (Option.isNone(info) && resolved.source !== "default") {
+  if (Option.isNone(info) && (resolved.source !== "default" || !write)) {
     // A directory named by --state-dir or $STEWARD_STATE_DIR is never created: a typo would
     // otherwise start an empty state silently.
     const given = resolved.given
@@ -96,13 +111,15 @@ export const open = Effect.fn("StateDir.open")(function*(flag: Option.Option<str
     if (info.value.type !== "Directory") {
       return yield* fail(`${where} is not a directory (it is a ${info.value.type.toLowerCase()})`)
     }
-    if ((info.value.mode & 0o222) === 0) {
+    if (write && (info.value.mode & 0o222) === 0) {
       return yield* fail(`${where} is read-only`)
     }
   }
-  yield* fs.access(resolved.path, { writable: true }).pipe(
-    Effect.catchAll(() => fail(`${where} is not writable`))
-  )
+  if (write) {
+    yield* fs.access(resolved.path, { writable: true }).pipe(
+      Effect.catchAll(() => fail(`${where} is not writable`))
+    )
+  }
   const state: ResolvedStateDir = {
     path: resolved.path,
     source: resolved.source,

@@ -276,7 +276,19 @@ export const stream = (
  */
 export const layerSql: Layer.Layer<EventStore, HarnessError.HarnessError, SqlClient.SqlClient> = Layer.effect(
   EventStore,
-  SqlStore.make
+  SqlStore.make({ migrate: true })
+)
+
+/**
+ * The SQL store for a reader that must not write: no migrations run (a database opened
+ * read-only, a read-only state directory). Reads work on a migrated database; writes fail.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqlReader: Layer.Layer<EventStore, HarnessError.HarnessError, SqlClient.SqlClient> = Layer.effect(
+  EventStore,
+  SqlStore.make({ migrate: false })
 )
 
 /**

@@ -36,5 +36,10 @@ export type HarnessErrorCode = typeof HarnessErrorCode.Type
  */
 export class HarnessError extends Schema.TaggedError<HarnessError>("@steward/harness-sessions/HarnessError")(
   "HarnessError",
-  { code: HarnessErrorCode, message: Schema.String }
+  {
+    code: HarnessErrorCode,
+    message: Schema.String,
+    /** A stored event row that cannot be read back: the session and the row's `seq` (null when unreadable). */
+    damaged: Schema.optional(Schema.Struct({ session: Schema.String, seq: Schema.NullOr(Schema.Number) }))
+  }
 ) {}

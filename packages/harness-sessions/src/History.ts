@@ -203,6 +203,8 @@ export type Verification =
     readonly revisions: number
     readonly revision: number
     readonly reason: string
+    /** The stored event that is damaged (unreadable), when that is the divergence. */
+    readonly seq?: number | null
   }
 
 const same = (a: unknown, b: unknown): boolean => Canonical.encodeUnsafe(a) === Canonical.encodeUnsafe(b)
@@ -266,3 +268,52 @@ export const verify = Effect.fn("History.verify")(function*(
     receipt: last?.digest ?? pending
   } satisfies Verification as Verification
 })
+
+/**
+ * The verification of a session whose stored event `seq` cannot be read back: not verified at the
+ * first revision that covers it (or the next one, for an event after the last revision).
+ *
+ * @since 0.1.0
+ * @category verification
+ */
+export const damaged = (
+  session: string,
+  revisions: ReadonlyArray<EventStore.Revision>,
+  seq: number | null,
+  detail: string
+): Verification => {
+  const covering = revisions.findIndex((r) =>
+    seq === null || ((r.record as TransitionRecord | null)?.events?.through ?? 0) >= seq
+  )
+  return {
+    session,
+    verified: false,
+    revisions: revisions.length,
+    revision: covering === -1 ? revisions.length + 1 : covering + 1,
+    seq,
+    reason: detail.replace(/^session store: reading events failed: /, "")
+  }
+}
+
+/**
+ * Verify a stored session from the store alone (what `Sessions.verify` and a read-only host run):
+ * its events and revisions read, a damaged row reported as the divergence it is (`damaged`).
+ *
+ * @since 0.1.0
+ * @category verification
+ */
+export const verifyStored = (
+  store: EventStore.EventStore["Type"],
+  id: string
+): Effect.Effect<Verification, HarnessError, AlgalRuntime.AlgalRuntime> =>
+  Effect.gen(function*() {
+    const revisions = yield* store.revisions(id)
+    const read = yield* Effect.either(store.read(id))
+    // A row that cannot be read back is a divergence like any other: named, not an error.
+    if (read._tag === "Left") {
+      const bad = read.left.damaged
+      if (bad === undefined) return yield* read.left
+      return damaged(id, revisions, bad.seq, read.left.message)
+    }
+    return yield* verify(id, read.right, revisions)
+  })

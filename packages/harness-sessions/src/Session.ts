@@ -342,11 +342,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       show: (id) => show(id),
       list: Effect.flatMap(store.list, (rows) => Effect.forEach(rows, (r) => show(r.id))),
       verify: Effect.fn("Session.verify")(function*(id: string) {
-        const events = yield* store.read(id)
-        const revisions = yield* store.revisions(id)
-        return yield* History.verify(id, events, revisions).pipe(
-          Effect.provideService(AlgalRuntime.AlgalRuntime, runtime)
-        )
+        return yield* History.verifyStored(store, id).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
       })
     })
   })

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as EventStore from "../src/EventStore.js"
 import * as Limits from "../src/Limits.js"
@@ -113,7 +115,7 @@ describe("Session: everything bounded", () => {
       { text: "Done." }
     )))))
 
-  it.effect("maxCalls holds inside one turn: the calls past it are answered, not run", () =>
+  it.effect("10,000 calls in one turn: at most maxCalls execute, the rest are answered, not run", () =>
     Effect.gen(function*() {
       const sessions = yield* Session.Sessions
       const ws = workspace()
@@ -123,18 +125,34 @@ describe("Session: everything bounded", () => {
       assert.strictEqual(es.filter(([t]) => t === "tool.result").length, 5)
       assert.strictEqual(fs.readdirSync(ws).length, 5)
       const notice = es.find(([t, d]) => t === "notice" && d.notRun !== undefined)![1]
-      assert.strictEqual(notice.notRun, 195)
+      assert.strictEqual(notice.notRun, 9995)
       assert.strictEqual(outcome.status, "interrupted")
       assert.strictEqual(outcome.code, "slice_complete")
     }).pipe(Effect.provide(layer(script(
       {
         toolCalls: Array.from(
-          { length: 200 },
+          { length: 10_000 },
           (_, i) => ({ name: "write", input: { path: `f${i}.txt`, content: "x" } })
         )
       },
       { text: "Done." }
     )))))
+
+  // The issue's figures: a 15 MB tool input grows the store by less than 1 MB, peak RSS < 300 MiB.
+  it("a 15 MB tool input (a child process on SQLite): the store grows < 1 MB, peak RSS < 300 MiB", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-big-"))
+    const out = execFileSync(process.execPath, [
+      "--import",
+      "tsx",
+      path.join(__dirname, "support/bigInput.ts"),
+      path.join(dir, "s.sqlite"),
+      workspace()
+    ], { cwd: path.resolve(__dirname, ".."), encoding: "utf8", maxBuffer: 1 << 20 })
+    const r = JSON.parse(out)
+    assert.strictEqual(r.status, "completed")
+    assert.isBelow(r.grew, 1024 * 1024)
+    assert.isBelow(r.maxRssKiB, 300 * 1024)
+  }, 120_000)
 
   it("cut keeps the bound and says how much was cut", () => {
     const text = Limits.cut("a".repeat(10_000), 100)

@@ -1,4 +1,5 @@
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { SqlBackends } from "@steward/testing"
 import { Chunk, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
@@ -162,6 +163,30 @@ contract(
   () => EventStore.layerSql.pipe(Layer.provide(SqlBackends.postgresLayer()), Layer.orDie),
   SqlBackends.postgresSkipReason
 )
+
+describe("EventStore.layerSql: faults named", () => {
+  it.effect("SQLITE_FULL (simulated with SQLite's page limit) is STORE_FAILED naming the file whose disk is full", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "harness-full-")), "full.sqlite")
+    return Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* EventStore.EventStore
+      yield* store.create("f", {})
+      yield* sql.unsafe("PRAGMA max_page_count = 40")
+      const big = "q".repeat(4000)
+      const error = yield* Effect.flip(
+        Effect.forEach(
+          Array.from({ length: 200 }),
+          () => store.commit("f", { events: [Event.make("f.r1", "note", { big })] }),
+          { discard: true }
+        )
+      )
+      assert.strictEqual(error.code, "STORE_FAILED")
+      assert.include(error.message, `the disk holding ${file} is full`, error.message + JSON.stringify(error))
+    }).pipe(Effect.provide(
+      EventStore.layerSql.pipe(Layer.provideMerge(SqliteClient.layer({ filename: file })), Layer.orDie)
+    ))
+  })
+})
 
 describe("Event", () => {
   it("redacts governance-rules' secret patterns in every string of the data", () => {

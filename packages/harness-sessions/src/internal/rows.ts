@@ -11,6 +11,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Event from "../Event.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Limits from "../Limits.js"
 import * as EventType from "./eventType.js"
 
 // PostgreSQL returns BIGINT columns as decimal strings unless the host's client parses int8.
@@ -29,17 +30,29 @@ const decodeRow = Schema.decodeUnknownEither(EventRow)
 // The class's own field checks (what its validating constructor runs).
 const validEvent = Schema.validateEither(Schema.Struct(Event.SessionEvent.fields))
 
-const failed = (message: string) =>
-  new HarnessError({ code: "STORE_FAILED", message: `session store: reading events failed: ${message}` })
+// A damaged row, named by its session and seq, with the first problem on one line.
+const damaged = (session: string, row: unknown) => (error: ParseResult.ParseError) => {
+  const seq = (row as { readonly seq?: unknown } | null)?.seq
+  const at = typeof seq === "number" && Number.isInteger(seq) ? seq : null
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `
+  return new HarnessError({
+    code: "STORE_FAILED",
+    message: `session store: reading events failed: session ${session}: the stored event seq ${
+      at ?? "?"
+    } is damaged: ${where}${Limits.cut((issue?.message ?? error.message).replace(/\s+/g, " "), 300)}`,
+    damaged: { session, seq: at }
+  })
+}
 
 /** The reference decoder: the row through its Schema, then the event's own validation. */
 export const decodeSchema = (session: string, row: unknown): Either.Either<Event.SessionEvent, HarnessError> =>
   Either.flatMap(
-    Either.mapLeft(decodeRow(row), (e) => failed(e.message)),
+    Either.mapLeft(decodeRow(row), damaged(session, row)),
     (r) =>
       Either.mapLeft(
         validEvent({ session, seq: r.seq, at: r.at, run: r.run, type: r.type, data: r.data }),
-        (e) => failed(ParseResult.TreeFormatter.formatErrorSync(e))
+        damaged(session, row)
       ).pipe(Either.map((props) => new Event.SessionEvent(props, true)))
   )
 

@@ -4,6 +4,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as EventStore from "../EventStore.js"
 import type { HarnessError } from "../HarnessError.js"
@@ -49,5 +50,12 @@ export const make = (
       const held = yield* currentLease(id)
       return yield* (take && held !== undefined ? Lease.busy(held, now) : Lease.lost(id, owner.id, held))
     })
-  return { currentLease, renewLease }
+  // A reader of a database older than the lease table (`tolerant`) sees no lease: it cannot migrate.
+  const readLease = (id: string, tolerant: boolean) =>
+    currentLease(id).pipe(
+      Effect.map(Option.fromNullable),
+      Effect.mapError(failed("reading the session's lease")),
+      tolerant ? Effect.orElseSucceed(() => Option.none<EventStore.Lease>()) : (self) => self
+    )
+  return { currentLease, readLease, renewLease }
 }

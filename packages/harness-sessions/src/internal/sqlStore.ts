@@ -5,6 +5,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -14,6 +15,7 @@ import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
 import * as Rows from "./rows.js"
 import * as SqlLease from "./sqlLease.js"
+import * as StoreFault from "./storeFault.js"
 
 /** The embedded migrations. */
 export const migrations = Migrator.fromRecord({
@@ -68,8 +70,41 @@ const migrate = Migrator.make({})({ loader: migrations, table: "harness_sessions
   Effect.retry({ times: 2 })
 )
 
-const failed = (what: string) => (error: { readonly message: string }) =>
-  new HarnessError({ code: "STORE_FAILED", message: `session store: ${what} failed: ${error.message}` })
+// A transaction's rollback that fails dies (`withTransaction`): after SQLITE_FULL, SQLite may have
+// rolled the transaction back itself. A database error is still a store failure, never a defect.
+const rollbackDefect = (fail: (error: { readonly message: string }) => HarnessError) => (defect: unknown) =>
+  typeof defect === "object" && defect !== null && (defect as { _tag?: unknown })._tag === "SqlError"
+    ? Effect.fail(fail(defect as { readonly message: string }))
+    : Effect.die(defect)
+
+// A statement's failure is kept: when SQLite has rolled the transaction back itself (after
+// SQLITE_FULL), `withTransaction`'s own ROLLBACK fails and would report only that.
+const transaction =
+  (sql: SqlClient.SqlClient) =>
+  (fail: (error: { readonly message: string }) => HarnessError) =>
+  <A, R>(body: Effect.Effect<A, HarnessError | SqlError.SqlError, R>) => {
+    let first: SqlError.SqlError | undefined
+    return body.pipe(
+      Effect.tapErrorTag("SqlError", (error) => Effect.sync(() => void (first ??= error))),
+      sql.withTransaction,
+      Effect.catchTag("SqlError", (error) => Effect.fail(fail(first ?? error))),
+      Effect.catchAllDefect((defect) => first !== undefined ? Effect.fail(fail(first)) : rollbackDefect(fail)(defect))
+    )
+  }
+
+const toRow = (r: typeof SessionDbRow.Type): EventStore.SessionRow => ({
+  id: r.id,
+  createdAt: r.created_at,
+  meta: r.meta,
+  lastSeq: r.last_seq
+})
+
+// Where the database lives, for messages: the SQLite file, or PostgreSQL's data directory's disk.
+const locate = (sql: SqlClient.SqlClient) =>
+  sql<{ file: string }>`SELECT file FROM pragma_database_list WHERE name = 'main'`.pipe(
+    Effect.map((rows) => rows[0]?.file === undefined || rows[0].file === "" ? undefined : rows[0].file),
+    Effect.orElseSucceed(() => "the PostgreSQL database")
+  )
 
 // PostgreSQL returns BIGINT columns as decimal strings unless the host's client parses int8
 const DbInteger = Schema.Union(Schema.Number, Schema.NumberFromString)
@@ -94,152 +129,151 @@ const BATCH = 500
 
 const json = (value: unknown): string => JSON.stringify(value ?? null)
 
-/** Build the SQL store. */
-export const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* migrate.pipe(Effect.mapError(failed("migration")))
-  const hub = yield* PubSub.unbounded<string>()
-  const toRow = (r: typeof SessionDbRow.Type): EventStore.SessionRow => ({
-    id: r.id,
-    createdAt: r.created_at,
-    meta: r.meta,
-    lastSeq: r.last_seq
-  })
-  const find = (id: string) =>
-    sql`SELECT id, created_at, meta, last_seq FROM harness_sessions WHERE id = ${id}`.pipe(
-      Effect.flatMap(decodeSessions),
-      Effect.mapError(failed("reading a session")),
-      Effect.flatMap((rows) =>
-        rows[0] === undefined
-          ? Effect.fail(new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` }))
-          : Effect.succeed(toRow(rows[0]))
+/** Build the SQL store; `migrate: false` for a reader that must not write (a read-only database). */
+export const make = (options: { readonly migrate: boolean }) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const failed = StoreFault.failed(yield* locate(sql))
+    // A reader migrates only a database without the session tables (nothing stored to change).
+    const bare = options.migrate || (yield* Effect.isFailure(sql`SELECT 1 FROM harness_sessions LIMIT 0`))
+    if (bare) yield* migrate.pipe(Effect.mapError(failed("migration")))
+    const hub = yield* PubSub.unbounded<string>()
+    const inTransaction = transaction(sql)
+    const find = (id: string) =>
+      sql`SELECT id, created_at, meta, last_seq FROM harness_sessions WHERE id = ${id}`.pipe(
+        Effect.flatMap(decodeSessions),
+        Effect.mapError(failed("reading a session")),
+        Effect.flatMap((rows) =>
+          rows[0] === undefined
+            ? Effect.fail(new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` }))
+            : Effect.succeed(toRow(rows[0]))
+        )
       )
-    )
-  const { currentLease, renewLease } = SqlLease.make(sql, failed)
-  const leased = (take: boolean) => (id: string, owner: EventStore.Owner) =>
-    Effect.gen(function*() {
-      yield* find(id)
-      const now = yield* Clock.currentTimeMillis
-      return yield* renewLease(id, owner, now, take).pipe(sql.withTransaction)
-    }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("taking the session's lease")(error))))
-  const store: EventStore.EventStore["Type"] = {
-    create: (id, meta) =>
+    const { readLease, renewLease } = SqlLease.make(sql, failed)
+    const leased = (take: boolean) => (id: string, owner: EventStore.Owner) =>
       Effect.gen(function*() {
-        const at = yield* Clock.currentTimeMillis
-        const inserted = yield* sql`INSERT INTO harness_sessions (id, created_at, meta, last_seq)
-          VALUES (${id}, ${at}, ${json(meta)}, 0) ON CONFLICT (id) DO NOTHING RETURNING id`.pipe(
-          Effect.mapError(failed("creating a session"))
-        )
-        if (inserted.length === 0) {
-          return yield* new HarnessError({ code: "INVALID_INPUT", message: `session ${id} already exists` })
-        }
-        return { id, createdAt: at, meta: JSON.parse(json(meta)) as unknown, lastSeq: 0 }
-      }),
-    get: find,
-    list: sql`SELECT id, created_at, meta, last_seq FROM harness_sessions ORDER BY created_at, id`.pipe(
-      Effect.flatMap(decodeSessions),
-      Effect.map((rows) => rows.map(toRow)),
-      Effect.mapError(failed("listing sessions"))
-    ),
-    // Every event is checked before the transaction starts: a bad one writes nothing.
-    commit: (id, commit) =>
-      Effect.zipRight(
-        Rows.checkInputs(commit.events),
+        yield* find(id)
+        const now = yield* Clock.currentTimeMillis
+        return yield* renewLease(id, owner, now, take).pipe(inTransaction(failed("taking the session's lease")))
+      })
+    const store: EventStore.EventStore["Type"] = {
+      create: (id, meta) =>
         Effect.gen(function*() {
-          const at = commit.at ?? (yield* Clock.currentTimeMillis)
-          // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
-          if (commit.owner !== undefined) yield* renewLease(id, commit.owner, yield* Clock.currentTimeMillis, false)
-          const n = commit.events.length
-          const data = commit.events.map((e) => json(e.data))
-          const bumped = yield* (commit.meta === undefined
-            ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
-            : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
-              json(commit.meta)
-            } WHERE id = ${id} RETURNING last_seq`)
-          const last = bumped[0]?.["last_seq"]
-          if (typeof last !== "number") {
-            return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
-          }
-          const first = last - n + 1
-          const rows = commit.events.map((e, i) => ({
-            session: id,
-            seq: first + i,
-            at,
-            run: e.run,
-            type: e.type,
-            data: data[i]!
-          }))
-          for (let i = 0; i < rows.length; i += BATCH) {
-            yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
-          }
-          if (commit.step !== undefined) {
-            const { index, result, run } = commit.step
-            yield* sql`INSERT INTO harness_steps (session, run, idx, result)
-            VALUES (${id}, ${run}, ${index}, ${json(result)})`
-          }
-          if (commit.revision !== undefined) {
-            const r = commit.revision
-            const top = yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
-            if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
-              return yield* new HarnessError({
-                code: "STORE_FAILED",
-                message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
-              })
-            }
-            yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
-            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
-          }
-          return commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
-        }).pipe(
-          sql.withTransaction,
-          Effect.catchTag("SqlError", (error) => Effect.fail(failed("commit")(error))),
-          Effect.tap(() => PubSub.publish(hub, id))
-        )
-      ),
-    read: (id, options = {}) =>
-      Effect.gen(function*() {
-        const after = options.after ?? 0
-        if (options.types !== undefined && options.types.length === 0) return yield* Effect.as(find(id), [])
-        const typed = options.types === undefined ? sql`` : sql`AND type IN ${sql.in(options.types)}`
-        const rows = yield* (options.limit === undefined
-          ? sql`SELECT seq, at, run, type, data FROM harness_events
-              WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq`
-          : sql`SELECT seq, at, run, type, data FROM harness_events
-              WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq LIMIT ${options.limit}`).pipe(
-            Effect.mapError(failed("reading events"))
+          const at = yield* Clock.currentTimeMillis
+          const inserted = yield* sql`INSERT INTO harness_sessions (id, created_at, meta, last_seq)
+          VALUES (${id}, ${at}, ${json(meta)}, 0) ON CONFLICT (id) DO NOTHING RETURNING id`.pipe(
+            Effect.mapError(failed("creating a session"))
           )
-        if (rows.length === 0) yield* find(id)
-        return yield* Rows.decodeAll(id, rows)
-      }),
-    steps: (id, run) =>
-      sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run}`.pipe(
-        Effect.mapError(failed("reading steps")),
-        Effect.flatMap((rows) => Rows.decodeSteps(rows))
+          if (inserted.length === 0) {
+            return yield* new HarnessError({ code: "INVALID_INPUT", message: `session ${id} already exists` })
+          }
+          return { id, createdAt: at, meta: JSON.parse(json(meta)) as unknown, lastSeq: 0 }
+        }),
+      get: find,
+      list: sql`SELECT id, created_at, meta, last_seq FROM harness_sessions ORDER BY created_at, id`.pipe(
+        Effect.flatMap(decodeSessions),
+        Effect.map((rows) => rows.map(toRow)),
+        Effect.mapError(failed("listing sessions"))
       ),
-    step: (id, run, index) =>
-      sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
-        Effect.mapError(failed("reading a step")),
-        Effect.flatMap((rows) => Rows.decodeSteps(rows)),
-        Effect.map((steps) => steps.has(index) ? Option.some(steps.get(index)) : Option.none())
-      ),
-    revisions: (id) =>
-      sql`SELECT revision, digest, record, payload FROM harness_receipts WHERE session = ${id} ORDER BY revision`.pipe(
-        Effect.flatMap(decodeRevisions),
-        Effect.map((rows) =>
-          rows.map((r) => ({ revision: r.revision, digest: r.digest, record: r.record, receipt: r.payload }))
+      // Every event is checked before the transaction starts: a bad one writes nothing.
+      commit: (id, commit) =>
+        Effect.zipRight(
+          Rows.checkInputs(commit.events),
+          Effect.gen(function*() {
+            const at = commit.at ?? (yield* Clock.currentTimeMillis)
+            // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
+            if (commit.owner !== undefined) yield* renewLease(id, commit.owner, yield* Clock.currentTimeMillis, false)
+            const n = commit.events.length
+            const data = commit.events.map((e) => json(e.data))
+            const bumped = yield* (commit.meta === undefined
+              ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
+              : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+                json(commit.meta)
+              } WHERE id = ${id} RETURNING last_seq`)
+            const last = bumped[0]?.["last_seq"]
+            if (typeof last !== "number") {
+              return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
+            }
+            const first = last - n + 1
+            const rows = commit.events.map((e, i) => ({
+              session: id,
+              seq: first + i,
+              at,
+              run: e.run,
+              type: e.type,
+              data: data[i]!
+            }))
+            for (let i = 0; i < rows.length; i += BATCH) {
+              yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
+            }
+            if (commit.step !== undefined) {
+              const { index, result, run } = commit.step
+              yield* sql`INSERT INTO harness_steps (session, run, idx, result)
+            VALUES (${id}, ${run}, ${index}, ${json(result)})`
+            }
+            if (commit.revision !== undefined) {
+              const r = commit.revision
+              const top =
+                yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
+              if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
+                return yield* new HarnessError({
+                  code: "STORE_FAILED",
+                  message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
+                })
+              }
+              yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
+            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
+            }
+            return commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
+          }).pipe(
+            inTransaction((error) => failed("commit")(error)),
+            Effect.tap(() => PubSub.publish(hub, id))
+          )
         ),
-        Effect.mapError(failed("reading revisions"))
-      ),
-    acquire: leased(true),
-    renew: leased(false),
-    release: (id, owner) =>
-      sql`DELETE FROM harness_leases WHERE session = ${id} AND owner = ${owner}`.pipe(
-        Effect.asVoid,
-        Effect.mapError(failed("releasing the session's lease"))
-      ),
-    lease: (id) =>
-      currentLease(id).pipe(Effect.map(Option.fromNullable), Effect.mapError(failed("reading the session's lease"))),
-    subscribe: PubSub.subscribe(hub)
-  }
-  return store
-})
+      read: (id, options = {}) =>
+        Effect.gen(function*() {
+          const after = options.after ?? 0
+          if (options.types !== undefined && options.types.length === 0) return yield* Effect.as(find(id), [])
+          const typed = options.types === undefined ? sql`` : sql`AND type IN ${sql.in(options.types)}`
+          const rows = yield* (options.limit === undefined
+            ? sql`SELECT seq, at, run, type, data FROM harness_events
+              WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq`
+            : sql`SELECT seq, at, run, type, data FROM harness_events
+              WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq LIMIT ${options.limit}`).pipe(
+              Effect.mapError(failed("reading events"))
+            )
+          if (rows.length === 0) yield* find(id)
+          return yield* Rows.decodeAll(id, rows)
+        }),
+      steps: (id, run) =>
+        sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run}`.pipe(
+          Effect.mapError(failed("reading steps")),
+          Effect.flatMap((rows) => Rows.decodeSteps(rows))
+        ),
+      step: (id, run, index) =>
+        sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
+          Effect.mapError(failed("reading a step")),
+          Effect.flatMap((rows) => Rows.decodeSteps(rows)),
+          Effect.map((steps) => steps.has(index) ? Option.some(steps.get(index)) : Option.none())
+        ),
+      revisions: (id) =>
+        sql`SELECT revision, digest, record, payload FROM harness_receipts WHERE session = ${id} ORDER BY revision`
+          .pipe(
+            Effect.flatMap(decodeRevisions),
+            Effect.map((rows) =>
+              rows.map((r) => ({ revision: r.revision, digest: r.digest, record: r.record, receipt: r.payload }))
+            ),
+            Effect.mapError(failed("reading revisions"))
+          ),
+      acquire: leased(true),
+      renew: leased(false),
+      release: (id, owner) =>
+        sql`DELETE FROM harness_leases WHERE session = ${id} AND owner = ${owner}`.pipe(
+          Effect.asVoid,
+          Effect.mapError(failed("releasing the session's lease"))
+        ),
+      lease: (id) => readLease(id, !options.migrate),
+      subscribe: PubSub.subscribe(hub)
+    }
+    return store
+  })

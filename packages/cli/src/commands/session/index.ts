@@ -50,14 +50,16 @@ const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("The session i
 /** The verbs that run a session, loaded only when one of them runs. */
 const sessions = Effect.promise(() => import("./sessions.js"))
 
-/** Run `body` with the state directory's event store (no session runner). */
-const withStore = <A, E, R>(
+/** Run `body` with the state directory's event store, read-only (no session runner). */
+export const withStore = <A, E, R>(
   stateDir: Option.Option<string>,
   body: (store: EventStore.EventStore["Type"]) => Effect.Effect<A, E, R>
 ) =>
   Effect.scoped(Effect.gen(function*() {
-    const state = yield* StateDir.open(stateDir)
-    const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
+    // Reading never writes: the store is opened read-only, unmigrated, so a read-only state
+    // directory still lists, shows, follows and verifies.
+    const state = yield* StateDir.openReadOnly(stateDir)
+    const base = yield* Layer.build(EventStore.layerSqlReader.pipe(Layer.provideMerge(HostSql.layerReadOnly(state))))
     return yield* body(Context.get(base, EventStore.EventStore))
   })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? fromHarness(e) : e))
 

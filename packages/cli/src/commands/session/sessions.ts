@@ -6,11 +6,13 @@
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as PolicyFile from "@steward/governance-rules/PolicyFile"
 import * as EventStore from "@steward/harness-sessions/EventStore"
 import * as Goal from "@steward/harness-sessions/Goal"
 import * as HarnessError from "@steward/harness-sessions/HarnessError"
+import * as History from "@steward/harness-sessions/History"
 import * as Providers from "@steward/harness-sessions/Providers"
 import * as ScriptedModel from "@steward/harness-sessions/ScriptedModel"
 import * as Session from "@steward/harness-sessions/Session"
@@ -22,13 +24,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cannotRun, NegativeResult } from "../../CliError.js"
+import { cannotRun, NegativeResult, refused } from "../../CliError.js"
 import * as HostSql from "../../HostSql.js"
 import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
 import { fromHarness } from "./errors.js"
-import type { ApproveOptions, ContinueOptions, RunOptions, VerifyOptions } from "./index.js"
+import { type ApproveOptions, type ContinueOptions, type RunOptions, type VerifyOptions, withStore } from "./index.js"
 import * as Render from "./render.js"
 
 // How a session's model is rebuilt in a later command: `script:ABSOLUTE_PATH` or `PROVIDER:MODEL`.
@@ -134,6 +136,11 @@ export const run = (options: RunOptions) =>
       const text = yield* ScriptFile.read(file)
       yield* Effect.mapError(ScriptedModel.parse(text, file), fromHarness)
     }
+    // The goal and the prompt too: a refused goal must not leave an empty session behind.
+    if (Option.isSome(options.goal)) {
+      yield* Effect.mapError(Goal.validate({ objective: options.goal.value }), fromHarness)
+    }
+    if (options.prompt.trim() === "") return yield* cannotRun("invalid-input", "the prompt is empty")
     const rulesFile = Option.getOrNull(options.rules)
     const doc = rulesFile === null ? null : yield* PolicyFile.load(path.resolve(rulesFile)).pipe(
       Effect.mapError((e) => cannotRun(e.code, e.message))
@@ -214,16 +221,19 @@ export const approve = (options: ApproveOptions) =>
  * @category commands
  */
 export const verify = (options: VerifyOptions) =>
-  withSessions(options.stateDir, noModel, (sessions) =>
+  withStore(options.stateDir, (store) =>
     Effect.gen(function*() {
-      const result = yield* sessions.verify(options.id)
+      const result = yield* History.verifyStored(store, options.id).pipe(Effect.provide(AlgalRuntime.layer))
       yield* Output.result(options.json, result, (r) =>
         r.verified
           ? `verified: ${r.revisions} revision(s), receipt ${r.receipt}`
           : `NOT verified: revision ${r.revision} of ${r.revisions} diverges: ${r.reason}`)
       if (!result.verified) {
-        return yield* new NegativeResult({
-          reason: `session ${options.id} does not verify at revision ${result.revision}`
-        })
+        return yield* refused(
+          "mismatch",
+          `session ${options.id} does not verify at revision ${result.revision}${
+            result.seq === undefined ? "" : ` (stored event seq ${result.seq ?? "?"} is damaged)`
+          }`
+        )
       }
     }))
