@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import * as Containment from "./Containment.js"
 import * as Handle from "./Handle.js"
 import * as HookRuntime from "./HookRuntime.js"
 import type * as PreTool from "./PreTool.js"
@@ -58,10 +59,10 @@ const runCall = (call: Call, containment: PreTool.Containment) => {
  * @since 0.3.0
  * @category running
  */
-export const runOnce = (call: Call, containment: PreTool.Containment): Promise<Handle.Outcome> => {
+export const runOnce = (call: Call, entry: string | undefined): Promise<Handle.Outcome> => {
   const [client = "", event = ""] = call.args
   return Effect.runPromise(
-    runCall(call, containment).pipe(
+    Effect.flatMap(Containment.detect(entry), (containment) => runCall(call, containment)).pipe(
       Effect.provide(runtimeLayer),
       Effect.catchAllCause((cause) => Effect.succeed(Handle.failed(client, event, `cannot start: ${String(cause)}`)))
     )
@@ -81,9 +82,10 @@ const MAX_REQUEST_BYTES = Handle.MAX_STDIN_BYTES + 64 * 1024
  */
 export const serve = async (socket: string, options: {
   readonly idleMs: number
-  readonly containment: PreTool.Containment
+  readonly entry: string | undefined
 }): Promise<void> => {
   const runtime = ManagedRuntime.make(runtimeLayer)
+  const containment = await Effect.runPromise(Containment.detect(options.entry))
   // Half-open: the caller ends its side once the request is sent; the answer still goes back.
   const server = net.createServer({ allowHalfOpen: true })
   let timer: NodeJS.Timeout | undefined
@@ -105,7 +107,7 @@ export const serve = async (socket: string, options: {
       if (!chunk.includes(10)) return
       const call = decodeCall(Buffer.concat(chunks).toString("utf8").split("\n")[0]!)
       if (Either.isLeft(call)) return void conn.destroy()
-      runtime.runPromise(runCall(call.right, options.containment)).then(
+      runtime.runPromise(runCall(call.right, containment)).then(
         (outcome) => conn.end(`${JSON.stringify(outcome)}\n`),
         () => conn.destroy()
       )
