@@ -57,6 +57,7 @@ const modelTurns = (server: Models.ModelServer) =>
   server.requests.filter((r) => r.wire !== "other" && !r.url.includes(":generateContent"))
 
 const skipReason = (client: Agents.Client): string | undefined => {
+  if (process.env["STEWARD_AGENT_CLI_TESTS"] === "skip") return "STEWARD_AGENT_CLI_TESTS=skip"
   if (!built) return `the CLI is not built (${Agents.builtCli}); the hooks run the built bundle`
   const found = Agents.binary(client)
   return "missing" in found ? found.missing : undefined
