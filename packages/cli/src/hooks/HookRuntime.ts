@@ -150,11 +150,19 @@ export const make = Effect.gen(function*() {
       ),
     reflexes: (stateDir) =>
       Effect.gen(function*() {
-        const cached = reflexes.get(stateDir)
+        // The modes (config.json) and custom organisms are read when the engine is built: a
+        // change to either builds it again, so `reflex … observe` holds for the next hook call.
+        const key = [
+          stateDir,
+          identity(path.join(stateDir, "config.json")),
+          ...["route", "settle"].map((r) => identity(path.join(stateDir, "reflexes", `${r}.algal.json`)))
+        ].join("\0")
+        const cached = reflexes.get(key)
         if (cached !== undefined) return cached
         const context = yield* build(ReflexEngine.engineLayer(Option.some(stateDir)))
         const engine = Context.get(context, Reflexes.Reflexes)
-        reflexes.set(stateDir, engine)
+        if (reflexes.size > 16) reflexes.clear()
+        reflexes.set(key, engine)
         return engine
       }).pipe(
         Effect.mapError((e) => `the reflex ledger in ${stateDir} cannot be opened: ${message(e)}`),
