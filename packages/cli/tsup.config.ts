@@ -2,9 +2,13 @@ import { createRequire } from "node:module"
 import { defineConfig } from "tsup"
 
 const require = createRequire(import.meta.url)
+// @effect/ai is a dependency of harness-sessions, not of the CLI: resolved from there.
+const resolvedThrough: Record<string, string> = { "@effect/ai": "@steward/harness-sessions" }
 const versionOf = (name: string): string => {
   try {
-    return (require(`${name}/package.json`) as { version: string }).version
+    const through = resolvedThrough[name]
+    const from = through === undefined ? require : createRequire(require.resolve(`${through}/package.json`))
+    return (from(`${name}/package.json`) as { version: string }).version
   } catch {
     return "unknown"
   }
@@ -16,11 +20,14 @@ const packageVersions = Object.fromEntries(
     "@steward/reflex-core",
     "@steward/audit-state",
     "@steward/governance-rules",
+    "@steward/harness-sessions",
     "effect",
+    "@effect/ai",
     "@effect/cli",
     "@effect/platform",
     "@effect/sql",
     "@effect/sql-sqlite-node",
+    "@effect/sql-pg",
     "better-sqlite3"
   ].map((
     name

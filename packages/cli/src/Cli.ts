@@ -95,6 +95,11 @@ export const areas: ReadonlyArray<Area> = [
     load: () => import("./commands/reflex/index.js").then((m) => m.command)
   },
   {
+    name: "sandbox",
+    description: "Run one command inside the OS boundary and exit with its status",
+    load: () => import("./commands/sandbox.js").then((m) => m.command)
+  },
+  {
     name: "session",
     description: "Governed agent sessions: run, list, show, events, continue, approve, verify",
     load: () => import("./commands/session/index.js").then((m) => m.command)

@@ -73,3 +73,14 @@ export const cannotRun = (code: CommandFailure["code"], message: string, details
  */
 export const refused = (code: CommandFailure["code"], message: string, details?: unknown): CommandFailure =>
   new CommandFailure(details === undefined ? { code, message, exitCode: 1 } : { code, message, exitCode: 1, details })
+
+/**
+ * A command that ran a child process ends with the child's exit status (`steward sandbox`):
+ * nothing more is printed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ChildExit extends Data.TaggedError("ChildExit")<{
+  readonly status: number
+}> {}

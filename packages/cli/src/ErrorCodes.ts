@@ -26,6 +26,10 @@ export const codes = {
   "refused": { exit: 1, meaning: "the move is not allowed now (state, revision, authority, decision)" },
   "failed": { exit: 1, meaning: "the work ran and failed (a program, a tool, an effect)" },
   "mismatch": { exit: 1, meaning: "a verification found a difference (receipt, digest, ledger, views)" },
+  "busy": {
+    exit: 1,
+    meaning: "another process drives the session now; the message names it and when its lease expires"
+  },
   "interrupted": { exit: 130, meaning: "stopped by SIGINT (exit 130) or SIGTERM (exit 143)" }
 } as const
 
@@ -98,6 +102,9 @@ const byArea: Readonly<Record<string, Code>> = {
   "denied": "refused",
   "ask-unanswered": "refused",
   "evidence-store": "storage",
+  "sandbox-unavailable": "refused",
+  "sandbox-invalid": "invalid-input",
+  "sandbox-failed": "failed",
   // @steward/reflex-core
   "invalid-params": "invalid-input",
   "invalid-config": "invalid-config",
@@ -114,6 +121,7 @@ const byArea: Readonly<Record<string, Code>> = {
   "MODEL_FAILED": "failed",
   "STORE_FAILED": "storage",
   "VERIFY_FAILED": "mismatch",
+  "BUSY": "busy",
   // the CLI's own codes map to themselves
   "limit": "limit",
   "failed": "failed",

@@ -121,7 +121,13 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "policy check": [
     "steward policy check -- 'git push --force origin main'",
     "steward policy check --level read_only 'echo hi > out.txt'",
-    "steward policy check --tool read --path ~/.ssh/id_rsa"
+    "steward policy check --tool read --path ~/.ssh/id_rsa",
+    "steward policy check --sandbox off -- 'some-tool --fix src'"
+  ],
+  "sandbox": [
+    "steward sandbox -- npm test",
+    "steward sandbox --allow-domain registry.npmjs.org -- npm install",
+    "steward sandbox --workspace ~/src/app --level read_only -- bash -c 'make check'"
   ],
   "policy explain": ["steward policy explain --level assist --rules policy.yaml"],
   "policy test": ["steward policy test cases.yaml --rules policy.yaml"],

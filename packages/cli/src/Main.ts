@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Cli from "./Cli.js"
-import { CommandFailure, type ExitCode, NegativeResult } from "./CliError.js"
+import { ChildExit, CommandFailure, type ExitCode, NegativeResult } from "./CliError.js"
 import * as ErrorCodes from "./ErrorCodes.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as HostDatabase from "./HostDatabase.js"
@@ -90,6 +90,8 @@ export const main = (argv: ReadonlyArray<string>) =>
     const error = Cause.failureOption(cause).pipe((option) =>
       option._tag === "Some" ? option.value : Cause.squash(cause)
     )
+    // `steward sandbox`: the wrapped command's own status (any byte, not only 0/1/2)
+    if (error instanceof ChildExit) return error.status as ExitCode
     const failure = toFailure(error)
     if (failure._tag === "NegativeResult") return 1 as ExitCode
     yield* renderFailure(json, failure)

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as AlgalError from "@steward/algal-runtime/AlgalError"
 import * as AuditError from "@steward/audit-state/AuditError"
 import * as GovernanceError from "@steward/governance-rules/GovernanceError"
+import * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as ReflexError from "@steward/reflex-core/ReflexError"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -18,6 +19,7 @@ describe("one error vocabulary", () => {
       ...AlgalError.codes,
       ...AuditError.AuditErrorCode.literals,
       ...GovernanceError.codes,
+      ...SandboxProfile.codes,
       ...ReflexError.codes
     ]
     for (const code of areaCodes) assert.isTrue(ErrorCodes.isMapped(code), `${code} has no CLI code`)

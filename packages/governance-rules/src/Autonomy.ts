@@ -143,7 +143,6 @@ const PUBLISH: ReadonlyArray<readonly [string, string]> = [
   ["nuget", "dotnet nuget push *"]
 ]
 
-// A dry run changes nothing (its canonical form leads with `--dry-run`).
 const PUBLISH_EXCEPT: Partial<Record<string, ReadonlyArray<string>>> = { "git-push": ["git push --dry-run *"] }
 
 // Files whose content something runs later (git hooks and config, direnv, editor tasks).
@@ -187,6 +186,22 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
     both(`universal.secret.${id}`, pattern, "ask", "secrets", id.startsWith("env") ? ENV_EXAMPLES : undefined)
   ),
   rule("universal.secret.env-dump", "shell", "env", "ask", "prints the environment (secrets)"),
+  // Out of the sandbox's reach (ADR 0212): committed secrets, hooks installed by a template.
+  rule(
+    "universal.secret.git-object",
+    "shell",
+    "git {show,cat-file,archive} *.env*",
+    "ask",
+    "reads a committed secret through git's object store",
+    ["git * *.env.{example,sample,template,dist,defaults}*"]
+  ),
+  rule(
+    "universal.runs-later.git-template",
+    "shell",
+    "git {clone,init} *--template*",
+    "ask",
+    "a template directory installs git hooks that run later"
+  ),
   rule("universal.secret.printenv", "shell", "printenv *", "ask", "prints the environment (secrets)"),
   ...both("universal.outside-workspace", "/**", "ask", "outside the workspace"),
   ...both("universal.outside-workspace.home", "~", "ask", "outside the workspace")
@@ -296,6 +311,9 @@ const EXECUTE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
   ["socat", "socat *", "raw network connection"],
   ["git-clean", "git clean *-f*", "git clean -f deletes untracked work"],
   ["git-reset-hard", "git reset --hard *", "git reset --hard discards work"],
+  ["git-checkout-all", "git checkout {,-- }.", "checking out every path discards uncommitted work"],
+  ["git-restore-all", "git restore *.", "restoring every path discards uncommitted work"],
+  ["git-stash-clear", "git stash {clear,drop}*", "dropping stashes discards saved work"],
   ["sudo-shell", "sudo *", "interactive root shell"]
 ]
 
@@ -309,6 +327,28 @@ const INLINE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
     [`${name}-stdin-dash`, `${name} -`, "interpreter reading code from stdin"] as const
   ])
 ]
+
+const UNREADABLE_CODE = new Set([
+  "inline interpreter code",
+  "interpreter reading code from stdin",
+  "shell reading a script from stdin",
+  "a script read from stdin",
+  "awk program runs commands",
+  "awk program pipes to or from commands"
+])
+
+/**
+ * The `execute` asks that exist only because the engine cannot read the code a command runs: the
+ * sandbox contains them (`Placement`); every other level ask names an intent and stays an ask.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const unreadableCodeAsks: ReadonlySet<string> = new Set(
+  [...EXECUTE_ASKS, ...INLINE_ASKS].filter(([, , note]) => UNREADABLE_CODE.has(note)).map(([id]) =>
+    `execute.shell.${id}`
+  )
+)
 
 /**
  * The level baseline. Evaluated last-match-wins inside the layer; combined deny-overrides with the

@@ -29,6 +29,7 @@ import { readText as readBounded } from "./internal/policy/readText.js"
 import * as StrictJson from "./internal/strictJson.js"
 import type * as Policy from "./Policy.js"
 import * as Rule from "./Rule.js"
+import * as SandboxProfile from "./SandboxProfile.js"
 
 /**
  * Files larger than this are refused.
@@ -48,7 +49,9 @@ export const PolicyDocument = Schema.Struct({
   $schema: Schema.optional(Schema.String),
   version: Schema.optional(Schema.Literal(1)),
   level: Schema.optional(Autonomy.Level),
-  rules: Schema.optionalWith(Schema.Array(Rule.Rule), { default: () => [] })
+  rules: Schema.optionalWith(Schema.Array(Rule.Rule), { default: () => [] }),
+  /** The sandbox's network allowlist, loopback ports, limits and extra protected paths. */
+  sandbox: Schema.optional(SandboxProfile.SandboxPolicy)
 })
 
 /**

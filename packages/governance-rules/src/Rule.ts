@@ -91,12 +91,13 @@ export const make = (input: RuleInput): Rule =>
 /**
  * Where a decision came from. `universal` cannot be loosened by anything; `engine` is a built-in
  * check for what the engine cannot resolve (always ask); `level` is the autonomy baseline; `user`
- * is project/user rules; `default` means nothing matched (ask).
+ * is project/user rules; `default` means nothing matched (ask); `sandbox` means the boundary
+ * contains what the gate alone would have asked about (`sandbox.contained`, see `Placement`).
  *
  * @since 0.1.0
  * @category models
  */
-export const LayerName = Schema.Literal("universal", "engine", "level", "user", "default")
+export const LayerName = Schema.Literal("universal", "engine", "level", "user", "default", "sandbox")
 
 /**
  * @since 0.1.0

@@ -186,6 +186,18 @@ export const usesNetwork = (profile: Profile): boolean =>
   profile.network.allowDomains.length > 0 || profile.network.loopback.length > 0
 
 /**
+ * Whether a host name is on an allowlist: `example.com` names itself, `*.example.com` its
+ * subdomains (not itself).
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const allowsDomain = (allowDomains: ReadonlyArray<string>, host: string): boolean => {
+  const name = host.replace(/\.$/, "").toLowerCase()
+  return allowDomains.some((pattern) => pattern.startsWith("*.") ? name.endsWith(pattern.slice(1)) : name === pattern)
+}
+
+/**
  * Validate the input and resolve the workspace (it must be an existing directory, named by an
  * absolute path). Fails with `sandbox-invalid` naming the field.
  *

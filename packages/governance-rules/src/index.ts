@@ -120,3 +120,10 @@ export * as SandboxProfile from "./SandboxProfile.js"
  * @since 0.1.0
  */
 export * as Sandbox from "./Sandbox.js"
+
+/**
+ * The gate and the boundary as one decision: where a decided call runs.
+ *
+ * @since 0.1.0
+ */
+export * as Placement from "./Placement.js"

@@ -20,6 +20,9 @@ import * as EventTypeShape from "./internal/eventType.js"
  * - `model.call`: one model call (usage: input, cached input, output tokens; finish reason).
  * - `tool.call` / `tool.result`: a governed tool call and its outcome.
  * - `tool.refused`: a call governance denied or nobody approved, with the citation.
+ * - `tool.error`: a call the harness could not take as made (an unknown tool, an invalid name, an
+ *   input its schema refuses or over the size bound): the tool, the field, what was expected, and
+ *   the one-line message the model is answered with.
  * - `approval`: how an ask was answered (rule, person with time, or reviewer).
  * - `hook`: a lifecycle hook's evidence (pre/post tool, failure, guardrail, completion).
  * - `checkpoint`: the harness-written summary at a boundary or a settle.
@@ -39,6 +42,7 @@ export const types = [
   "tool.call",
   "tool.result",
   "tool.refused",
+  "tool.error",
   "approval",
   "hook",
   "checkpoint",

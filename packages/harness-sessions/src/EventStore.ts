@@ -86,6 +86,38 @@ export const Step = Schema.Struct({
 export type Step = typeof Step.Type
 
 /**
+ * A session's lease: the one process (`owner`) that drives its runs, until `expires` (epoch ms)
+ * unless it renews. Every write of a run carries its owner and is refused once another owns the
+ * session (ADR 0558).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Lease = Schema.Struct({
+  session: Schema.String,
+  owner: Schema.String,
+  heartbeat: Schema.Number,
+  expires: Schema.Number
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Lease = typeof Lease.Type
+
+/**
+ * Who writes: the owner's id and how long a renewal holds (milliseconds).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Owner {
+  readonly id: string
+  readonly ttl: number
+}
+
+/**
  * What one step writes, atomically.
  *
  * @since 0.1.0
@@ -101,6 +133,11 @@ export interface Commit {
   readonly meta?: unknown
   /** The events' time (default: the store's `Clock` at the commit). */
   readonly at?: number
+  /**
+   * The session's owner: the commit renews its lease in the same transaction, and is refused
+   * (`BUSY`, nothing written) when another process owns the session.
+   */
+  readonly owner?: Owner
 }
 
 /**
@@ -154,6 +191,17 @@ export class EventStore extends Context.Tag("@steward/harness-sessions/EventStor
   ) => Effect.Effect<Option.Option<unknown>, HarnessError.HarnessError>
   /** The stored revisions, in order. */
   readonly revisions: (session: string) => Effect.Effect<ReadonlyArray<Revision>, HarnessError.HarnessError>
+  /**
+   * Take the session's lease, or renew it when `owner` already holds it; a lease another owner
+   * holds and has not let expire is refused (`BUSY`, naming the owner and the expiry).
+   */
+  readonly acquire: (session: string, owner: Owner) => Effect.Effect<Lease, HarnessError.HarnessError>
+  /** Renew a held lease (`BUSY` when another owner took it). */
+  readonly renew: (session: string, owner: Owner) => Effect.Effect<Lease, HarnessError.HarnessError>
+  /** Give the lease up (nothing when `owner` does not hold it). */
+  readonly release: (session: string, owner: string) => Effect.Effect<void, HarnessError.HarnessError>
+  /** The session's lease, live or expired, if any. */
+  readonly lease: (session: string) => Effect.Effect<Option.Option<Lease>, HarnessError.HarnessError>
   /** A queue of the session ids of later commits (in this process), for live tails. */
   readonly subscribe: Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope>
 }>() {}

@@ -6,7 +6,8 @@
 import * as Schema from "effect/Schema"
 
 /**
- * Every way a harness operation can fail.
+ * Every way a harness operation can fail. `BUSY`: another process owns the session (its lease is
+ * live), so this one may neither drive nor write its runs.
  *
  * @since 0.1.0
  * @category models
@@ -19,7 +20,8 @@ export const HarnessErrorCode = Schema.Literal(
   "MODEL_FAILED",
   "TOOL_FAILED",
   "STORE_FAILED",
-  "VERIFY_FAILED"
+  "VERIFY_FAILED",
+  "BUSY"
 )
 
 /**

@@ -36,21 +36,26 @@ import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as os from "node:os"
 import type * as Budget from "./Budget.js"
 import type * as Checkpoint from "./Checkpoint.js"
-import type * as Event from "./Event.js"
 import * as EventStore from "./EventStore.js"
 import * as Goal from "./Goal.js"
 import { HarnessError } from "./HarnessError.js"
 import * as History from "./History.js"
 import * as Meta from "./internal/meta.js"
+import * as Ownership from "./internal/ownership.js"
 import * as Runner from "./internal/runner.js"
 import * as Transcript from "./internal/transcript.js"
+import * as Verbs from "./internal/verbs.js"
+import * as Limits from "./Limits.js"
 import * as PromptCompiler from "./PromptCompiler.js"
 import type * as Reviewer from "./Reviewer.js"
+import * as SessionViews from "./SessionViews.js"
 import * as Tools from "./Tools.js"
 import type * as WorkSlice from "./WorkSlice.js"
 
@@ -77,6 +82,14 @@ export interface Options<R = Tools.DefaultRequirements> {
    * asks the operating system.
    */
   readonly home?: string
+  /** Bounds under hostile input: stored text, event size, tool input size, invalid calls in a row. */
+  readonly limits?: Limits.Config
+  /**
+   * The session lease this service's runs hold (ADR 0558): `ttl` how long one renewal holds
+   * (default: `STEWARD_SESSION_LEASE` of the host's `ConfigProvider`, else 30 seconds), `owner`
+   * the id other processes are told (default: host name, process id and a random tag).
+   */
+  readonly lease?: { readonly ttl?: Duration.DurationInput; readonly owner?: string }
 }
 
 /**
@@ -157,6 +170,10 @@ export interface SessionView {
   readonly remembered: ReadonlyArray<Rule.RuleInput>
   readonly pending: ReadonlyArray<Transcript.PendingCall>
   readonly host: Readonly<Record<string, unknown>>
+  /** The process driving the session now (its lease is live), or null. */
+  readonly owner: { readonly id: string; readonly expires: number } | null
+  /** A run is open and nobody holds a live lease: its process is gone. */
+  readonly orphaned: boolean
 }
 
 /**
@@ -195,8 +212,7 @@ export class Sessions extends Context.Tag("@steward/harness-sessions/Sessions")<
  * @since 0.1.0
  * @category approvals
  */
-export const rememberScope = (action: string, resource: string): string =>
-  action === "shell" ? `${resource.trim().split(/\s+/)[0] ?? resource} *` : resource
+export const rememberScope: (action: string, resource: string) => string = Verbs.rememberScope
 
 const invalid = (message: string) => new HarnessError({ code: "INVALID_INPUT", message })
 
@@ -231,7 +247,18 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
     })
     const sliceEnv = yield* Config.string("STEWARD_WORK_SLICE").pipe(Config.option, Effect.orElseSucceed(Option.none))
 
+    const owner: EventStore.Owner = {
+      id: options.lease?.owner ?? `${os.hostname()} pid ${process.pid} #${Math.random().toString(16).slice(2, 8)}`,
+      ttl: Duration.toMillis(
+        options.lease?.ttl ??
+          (yield* Config.duration("STEWARD_SESSION_LEASE").pipe(
+            Config.withDefault(Duration.seconds(30)),
+            Effect.mapError((e) => invalid(`STEWARD_SESSION_LEASE: ${e.message}`))
+          ))
+      )
+    }
     const runner = Runner.make({
+      owner,
       store,
       model,
       checker,
@@ -247,27 +274,21 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       home: yield* homeOf(options.home),
       modelName: options.modelName ?? "model",
       hooks: options.hooks,
-      tiers: options.tiers
+      tiers: options.tiers,
+      limits: Limits.resolve(options.limits)
     })
     const { engineFor, execute, load, settleDangling } = runner
+    const owned = Ownership.owned(store, owner)
     type RunInput = Runner.RunInput
 
-    const nextRun = (id: string, events: ReadonlyArray<Event.SessionEvent>) =>
-      `${id}.r${Transcript.runs(events).length + 1}`
+    const nextRun = Verbs.nextRun
 
-    const view = (id: string, { events, meta, row }: Runner.Snapshot): SessionView => ({
-      id,
-      createdAt: row.createdAt,
-      workspace: meta.workspace,
-      level: meta.level,
-      events: row.lastSeq,
-      runs: Transcript.runs(events),
-      goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
-      remembered: meta.remembered,
-      pending: Transcript.pending(events),
-      host: meta.host
-    })
-    const show = (id: string) => Effect.map(load(id, { view: true }), (snapshot) => view(id, snapshot))
+    const view = (id: string, snapshot: Runner.Snapshot): SessionView => SessionViews.fromSnapshot(id, snapshot)
+    const show = (id: string) =>
+      Effect.flatMap(load(id, { view: true }), (snapshot) => SessionViews.owned(store, view(id, snapshot)))
+
+    const resume = Verbs.resume(runner)
+    const approve = Verbs.approve(runner)
 
     return Sessions.of({
       create: Effect.fn("Session.create")(function*(create: CreateOptions) {
@@ -292,69 +313,32 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
           ...(runOptions.unattended === undefined ? {} : { unattended: runOptions.unattended }),
           parent: runOptions.parent
         })
-        const snapshot = yield* settleDangling(id)
-        if (Option.isSome(reflexes) && snapshot.meta.lastSubject !== null) {
-          yield* reflexes.value.reply(prompt, snapshot.meta.lastSubject).pipe(Effect.ignore)
-        }
-        const input: RunInput = { prompt, trigger: "person", goal, plan: runOptions.plan === true, approved: null }
-        return yield* execute(id, nextRun(id, snapshot.events), input, runOptions.abort, null, snapshot)
-      }),
-      reopen: Effect.fn("Session.reopen")(function*(id: string) {
-        return view(id, yield* settleDangling(id, { view: true }))
-      }),
-      resume: Effect.fn("Session.resume")(function*(id: string, resumeOptions = {}) {
-        const snapshot = yield* load(id)
-        const open = Transcript.runs(snapshot.events).filter((r) => r.status === null).at(-1)
-        if (open === undefined) {
-          return yield* new HarnessError({ code: "RUN_NOT_FOUND", message: `session ${id} has no open run` })
-        }
-        const s = open.start
-        const input: RunInput = {
-          prompt: open.prompt,
-          trigger: s["trigger"] === "approval" ? "approval" : "person",
-          goal: (s["goal"] ?? null) as Goal.Spec | null,
-          plan: s["plan"] === true,
-          approved: (s["approved"] ?? null) as RunInput["approved"]
-        }
-        return yield* execute(id, open.run, input, resumeOptions.abort, null, snapshot)
-      }),
-      approve: Effect.fn("Session.approve")(function*(id: string, callId: string, approveOptions = {}) {
-        const snapshot = yield* settleDangling(id)
-        const { events, meta } = snapshot
-        const call = Transcript.pending(events).find((p) => p.callId === callId)
-        if (call === undefined) {
-          return yield* new HarnessError({
-            code: "INVALID_INPUT",
-            message: `no call ${callId} is waiting for approval in session ${id}`
+        return yield* owned(
+          id,
+          Effect.gen(function*() {
+            const snapshot = yield* settleDangling(id)
+            if (Option.isSome(reflexes) && snapshot.meta.lastSubject !== null) {
+              yield* reflexes.value.reply(prompt, snapshot.meta.lastSubject).pipe(Effect.ignore)
+            }
+            const input: RunInput = { prompt, trigger: "person", goal, plan: runOptions.plan === true, approved: null }
+            return yield* execute(id, nextRun(id, snapshot.events), input, runOptions.abort, null, snapshot)
           })
-        }
-        const citation = call.citation as { action?: string; resource?: string } | null
-        const rule: Rule.RuleInput | null = approveOptions.remember === true && citation?.action !== undefined
-          ? {
-            id: `remembered.${citation.action}.${meta.remembered.length + 1}`,
-            action: citation.action as Rule.Action,
-            resource: rememberScope(citation.action, citation.resource ?? ""),
-            effect: "allow",
-            note: `approved and remembered by ${approveOptions.by ?? "person"}`
-          }
-          : null
-        const prompt = `The person approved your ${call.tool} call ${callId}. Carry on with the task.`
-        const input: RunInput = {
-          prompt,
-          trigger: "approval",
-          goal: null,
-          plan: false,
-          approved: {
-            callId,
-            tool: call.tool,
-            input: call.input,
-            by: approveOptions.by ?? "person",
-            ...(rule === null ? {} : { remembered: rule.id })
-          }
-        }
-        const outcome = yield* execute(id, nextRun(id, events), input, undefined, rule, snapshot)
-        return { ...outcome, callId, remembered: rule }
+        )
       }),
+      reopen: (id) =>
+        Effect.flatMap(
+          // A session without an open run has nothing to settle and needs no lease.
+          load(id, { view: true }),
+          (first) =>
+            Transcript.runs(first.events).every((r) => r.status !== null)
+              ? show(id)
+              : owned(
+                id,
+                Effect.flatMap(settleDangling(id, { view: true }), (s) => SessionViews.owned(store, view(id, s)))
+              )
+        ).pipe(Effect.withSpan("Session.reopen")),
+      resume: (id, resumeOptions = {}) => owned(id, resume(id, resumeOptions)),
+      approve: (id, callId, approveOptions = {}) => owned(id, approve(id, callId, approveOptions)),
       show: (id) => show(id),
       list: Effect.flatMap(store.list, (rows) => Effect.forEach(rows, (r) => show(r.id))),
       verify: Effect.fn("Session.verify")(function*(id: string) {

@@ -7,7 +7,9 @@
  * @example
  * ```ts
  * import { EventStore, SessionViews } from "@steward/harness-sessions"
- * import * as Effect from "effect/Effect"
+ * import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
  *
  * const program = Effect.gen(function*() {
  *   const store = yield* EventStore.EventStore
@@ -17,7 +19,9 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Event from "./Event.js"
 import type * as EventStore from "./EventStore.js"
 import type { HarnessError } from "./HarnessError.js"
@@ -54,8 +58,38 @@ export const fromSnapshot = (id: string, { events, meta, row }: Snapshot): Sessi
   goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
   remembered: meta.remembered,
   pending: Transcript.pending(events),
-  host: meta.host
+  host: meta.host,
+  owner: null,
+  orphaned: false
 })
+
+/**
+ * A view with its owner: the lease's holder while it is live, and `orphaned` when a run is open
+ * but nobody holds a live lease (its process is gone; `continue` resumes it, `reopen` settles it).
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const withOwner = (view: SessionView, lease: Option.Option<EventStore.Lease>, now: number): SessionView => {
+  const live = Option.filter(lease, (l) => l.expires >= now)
+  return {
+    ...view,
+    owner: Option.match(live, { onNone: () => null, onSome: (l) => ({ id: l.owner, expires: l.expires }) }),
+    orphaned: Option.isNone(live) && view.runs.some((r) => r.status === null)
+  }
+}
+
+/**
+ * Add the owner to a view from the store's lease, read now.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const owned = (
+  store: EventStore.EventStore["Type"],
+  view: SessionView
+): Effect.Effect<SessionView, HarnessError> =>
+  Effect.zipWith(store.lease(view.id), Clock.currentTimeMillis, (lease, now) => withOwner(view, lease, now))
 
 /**
  * Read what a view needs of one session: its row, its meta and only the event types views fold.
@@ -81,7 +115,7 @@ export const snapshot = (
  * @category views
  */
 export const show = (store: EventStore.EventStore["Type"], id: string): Effect.Effect<SessionView, HarnessError> =>
-  Effect.map(snapshot(store, id), (s) => fromSnapshot(id, s))
+  Effect.flatMap(snapshot(store, id), (s) => owned(store, fromSnapshot(id, s)))
 
 /**
  * The views of every stored session, oldest first.

@@ -111,3 +111,10 @@ export * as Budget from "./Budget.js"
  * @since 0.1.0
  */
 export * as Reviewer from "./Reviewer.js"
+
+/**
+ * The bounds a run keeps under hostile input (stored text, event size, tool input, invalid calls).
+ *
+ * @since 0.1.0
+ */
+export * as Limits from "./Limits.js"

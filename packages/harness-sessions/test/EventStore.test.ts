@@ -1,7 +1,7 @@
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { assert, describe, it } from "@effect/vitest"
 import { SqlBackends } from "@steward/testing"
-import { Chunk, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -110,6 +110,44 @@ const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>,
         ]])
         const all = Chunk.toArray(yield* Stream.runCollect(EventStore.stream("a")))
         assert.strictEqual(all.length, 4)
+      }).pipe(Effect.provide(layer())))
+
+    // ADR 0558: one owner per session; every write of a run carries and checks its owner.
+    it.effect("a lease: taken, refused to another owner while live, taken over once expired; a lost owner writes nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("s", {})
+        const a = { id: "host-a pid 1", ttl: 1000 }
+        const b = { id: "host-b pid 2", ttl: 1000 }
+        const taken = yield* store.acquire("s", a)
+        assert.deepStrictEqual([taken.owner, taken.expires], [a.id, 1000])
+        const refused = yield* Effect.flip(store.acquire("s", b))
+        assert.strictEqual(refused.code, "BUSY")
+        assert.include(
+          refused.message,
+          "session s is driven by host-a pid 1; its lease expires at 1970-01-01T00:00:01.000Z"
+        )
+        // a commit by the owner renews the lease in its transaction
+        yield* TestClock.adjust("600 millis")
+        yield* store.commit("s", { events: [Event.make("s.r1", "note", { n: 1 })], owner: a })
+        assert.strictEqual(Option.getOrThrow(yield* store.lease("s")).expires, 1600)
+        yield* TestClock.adjust("900 millis")
+        assert.strictEqual((yield* Effect.flip(store.acquire("s", b))).code, "BUSY")
+        yield* TestClock.adjust("200 millis")
+        // expired: b takes over; a's next write is refused and writes nothing
+        assert.strictEqual((yield* store.acquire("s", b)).owner, b.id)
+        const lost = yield* Effect.flip(store.commit("s", { events: [Event.make("s.r1", "note", { n: 2 })], owner: a }))
+        assert.strictEqual(lost.code, "BUSY")
+        assert.include(lost.message, "host-a pid 1 no longer holds its lease (host-b pid 2 does")
+        assert.strictEqual((yield* Effect.flip(store.renew("s", a))).code, "BUSY")
+        assert.deepStrictEqual((yield* store.read("s")).map((e) => e.seq), [1])
+        // releasing by a non-owner does nothing; by the owner frees the session
+        yield* store.release("s", a.id)
+        assert.isTrue(Option.isSome(yield* store.lease("s")))
+        yield* store.release("s", b.id)
+        assert.isTrue(Option.isNone(yield* store.lease("s")))
+        assert.strictEqual((yield* store.acquire("s", a)).owner, a.id)
+        assert.strictEqual((yield* Effect.flip(store.acquire("nope", a))).code, "SESSION_NOT_FOUND")
       }).pipe(Effect.provide(layer())))
   })
 

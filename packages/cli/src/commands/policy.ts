@@ -29,6 +29,7 @@ import * as GlobalOptions from "../GlobalOptions.js"
 import * as Issues from "../Issues.js"
 import * as Output from "../Output.js"
 import * as Stdin from "../Stdin.js"
+import * as SandboxCommand from "./sandbox.js"
 
 const level = Options.choice("level", Autonomy.levels).pipe(
   Options.withDescription("Autonomy level: read_only, assist, execute (default), autonomous"),
@@ -88,6 +89,7 @@ const existingDirectory = (flag: string, dir: string) =>
 interface Resolved {
   readonly config: Policy.Config
   readonly file: string | null
+  readonly sandbox: PolicyFile.PolicyDocument["sandbox"]
 }
 
 const resolveConfig = (options: {
@@ -103,7 +105,7 @@ const resolveConfig = (options: {
     if (Option.isSome(options.workspace)) yield* existingDirectory("--workspace", options.workspace.value)
     const lvl = Option.getOrElse(options.level, () => doc?.level ?? Autonomy.defaultLevel)
     const config: Policy.Config = { ...fromFile, level: lvl, workspace: path.resolve(ws), home: os.homedir() }
-    return { config, file } satisfies Resolved
+    return { config, file, sandbox: doc?.sandbox } satisfies Resolved
   })
 
 const mark = (effect: string): string => effect === "allow" ? "allow" : effect === "ask" ? "ASK  " : "DENY "
@@ -119,6 +121,7 @@ const renderDecision = (doc: CheckReport): string =>
       ["decision", doc.decision],
       ["level", doc.level],
       ["workspace", doc.workspace],
+      ["runs", doc.sandbox.where + (doc.sandbox.state === "on" ? "" : ` (sandbox ${doc.sandbox.state})`)],
       ["rule", citeText(doc.citation)],
       [
         "matched",
@@ -149,6 +152,8 @@ export interface CheckReport {
   readonly level: Autonomy.Level
   readonly workspace: string
   readonly call: Policy.ToolCall
+  /** Where the call runs and with which grants (issue 31). */
+  readonly sandbox: SandboxCommand.SandboxReport
 }
 
 const tools = ["shell", "read", "write", "fetch", "mcp", "agent"] as const
@@ -236,21 +241,30 @@ const check = Command.make(
       Options.optional,
       Options.withDescription("JSON input for --tool mcp (- reads it from stdin)")
     ),
+    sandbox: SandboxCommand.sandboxOption,
     command: Args.text({ name: "COMMAND" }).pipe(Args.repeated, Args.withDescription("The shell command (after --)"))
   },
   (options) =>
     Effect.gen(function*() {
       const call = yield* buildCall(options)
-      const { config } = yield* resolveConfig(options)
+      const { config, sandbox } = yield* resolveConfig(options)
       const decision = yield* withEngine(config, (engine) => engine.decide(call))
+      // the decision with the boundary under it (issue 31): `--sandbox off` is the gate's alone
+      const { placed, report: where } = yield* SandboxCommand.placeForCheck(decision, call, {
+        mode: options.sandbox,
+        workspace: config.workspace ?? process.cwd(),
+        home: config.home ?? os.homedir(),
+        policy: sandbox
+      })
       const report: CheckReport = {
-        decision: decision.decision,
-        citation: decision.citation,
+        decision: placed.decision,
+        citation: placed.citation,
         segments: decision.segments,
-        reasons: decision.reasons,
+        reasons: placed.reasons,
         level: decision.level,
         workspace: config.workspace ?? process.cwd(),
-        call
+        call,
+        sandbox: where
       }
       yield* Output.result(options.json, report, renderDecision)
     }).pipe(Effect.catchTag("GovernanceError", (error) => Effect.fail(toFailure(error))))

@@ -9,13 +9,21 @@ const packagesOfInterest = [
   "@steward/reflex-core",
   "@steward/audit-state",
   "@steward/governance-rules",
+  "@steward/harness-sessions",
   "effect",
+  "@effect/ai",
   "@effect/cli",
   "@effect/platform",
   "@effect/sql",
   "@effect/sql-sqlite-node",
+  "@effect/sql-pg",
   "better-sqlite3"
 ] as const
+
+/** Packages the CLI does not depend on directly, resolved from the workspace package that does. */
+const resolvedThrough: Partial<Record<(typeof packagesOfInterest)[number], string>> = {
+  "@effect/ai": "@steward/harness-sessions"
+}
 
 /** @internal */
 export const packageVersions = (): Record<string, string> => {
@@ -27,7 +35,9 @@ export const packageVersions = (): Record<string, string> => {
   const versions: Record<string, string> = {}
   for (const name of packagesOfInterest) {
     try {
-      versions[name] = (require(`${name}/package.json`) as { version: string }).version
+      const through = resolvedThrough[name]
+      const from = through === undefined ? require : createRequire(require.resolve(`${through}/package.json`))
+      versions[name] = (from(`${name}/package.json`) as { version: string }).version
     } catch {
       versions[name] = "unknown"
     }

@@ -9,6 +9,7 @@ import type * as Rule from "@steward/governance-rules/Rule"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Event from "../Event.js"
 import * as Goal from "../Goal.js"
 import * as History from "../History.js"
 import * as PromptCompiler from "../PromptCompiler.js"
@@ -73,7 +74,11 @@ const ctxFor = (
     budget: meta.budget,
     systemPrompt: "",
     plan: extra.plan,
-    abort: launch.abort
+    abort: launch.abort,
+    limits: env.limits,
+    owner: env.owner,
+    // built when a re-driven run first needs it (cached by the engine cache)
+    readOnlyEngine: Effect.suspend(() => rc.engineFor({ ...meta, level: "read_only", rules: [] }, []))
   }
 }
 
@@ -129,11 +134,28 @@ const opening = (
 const savedRuleNotice = (rule: Rule.RuleInput, workspace: string) =>
   `saved rule ${rule.id}: ${rule.effect} ${rule.action} ${JSON.stringify(rule.resource)} in workspace ${workspace}`
 
+// A re-driven run says so first: how many committed steps it reuses (their events stand; they
+// are not run again). A call it finds started but without a result says `outcome unknown` or
+// `rerun` on its own `tool.result` (`intent.ts`).
+const resumedNotice = (rc: RunContext, ctx: Ctx) =>
+  Effect.gen(function*() {
+    const written = yield* rc.env.store.commit(ctx.session, {
+      owner: rc.env.owner,
+      events: [Event.make(ctx.run, "notice", {
+        cause: "resume",
+        text: `resumed by ${rc.env.owner.id}: ${ctx.stored.size} committed step(s) reused, not run again`,
+        reused: ctx.stored.size
+      })]
+    })
+    ctx.chain.absorb(written)
+  })
+
 /** Execute a run: prepare, open, start, replay an approved call, drive to its settle. */
 export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
   Effect.gen(function*() {
     const { id, newRule, run, snapshot: { meta } } = launch
     const { before, ctx, previous, remembered, runs, tier } = yield* prepare(rc, launch, input)
+    if (ctx.stored.size > 0) yield* resumedNotice(rc, ctx)
     const state = RunState.make(id, run, input.prompt)
     const compiled = yield* opening(rc, state, meta, input, previous)
     const nextMeta = {
@@ -172,6 +194,7 @@ export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
     )
     const goal = state.goal === undefined ? nextMeta.goal : { spec: state.goal.spec, status: state.goal.status }
     yield* rc.env.store.commit(id, {
+      owner: rc.env.owner,
       events: [],
       meta: { ...nextMeta, goal, lastSubject: `${run}:${state.modelCalls}` }
     })

@@ -15,8 +15,11 @@ import * as Checkpoint from "../Checkpoint.js"
 import * as Event from "../Event.js"
 import * as Goal from "../Goal.js"
 import { type HarnessError } from "../HarnessError.js"
+import * as Limits from "../Limits.js"
 import * as WorkSlice from "../WorkSlice.js"
+import * as CallCheck from "./callCheck.js"
 import * as Messages from "./messages.js"
+import * as RawResponse from "./rawResponse.js"
 import * as RunState from "./runState.js"
 import { continuation, type Ctx, settle, type Settled, step } from "./step.js"
 import * as TurnEnd from "./turnEnd.js"
@@ -79,16 +82,27 @@ const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
         : ctx.model.generateText({ prompt: RunState.conversation(state) })
       const response = yield* Effect.either(request as Effect.Effect<LanguageModel.GenerateTextResponse<any>, unknown>)
       const now = yield* Clock.currentTimeMillis
-      if (response._tag === "Left") {
-        const error = describe(response.left)
+      // A reply whose tool calls the toolkit's schemas refused is read leniently: each call is
+      // then checked by the harness and answered with what to fix (`callCheck.ts`).
+      const recovered = response._tag === "Left" ? RawResponse.recover(response.left) : undefined
+      if (response._tag === "Left" && (recovered === undefined || recovered.calls.length === 0)) {
+        const error = Limits.cut(describe(response.left), ctx.limits.maxText)
         return {
           events: [Event.make(ctx.run, "model.call", { n, for: "agent", model: ctx.modelName, error })],
           result: { ok: false as const, error, now }
         }
       }
-      const r = response.right
+      const r: RawResponse.Lenient = recovered ?? {
+        text: response._tag === "Right" ? response.right.text : "",
+        calls: response._tag === "Right"
+          ? response.right.toolCalls.map((c) => ({ id: c.id, name: c.name, params: c.params as unknown }))
+          : [],
+        finish: response._tag === "Right" ? response.right.finishReason : "unknown",
+        usage: response._tag === "Right" ? response.right.usage : {}
+      }
       const usage = usageOf(r.usage)
-      const calls = r.toolCalls.map((c) => ({ id: c.id, name: c.name, params: c.params as unknown }))
+      // An input over the bound is kept as a marker only: neither stored nor sent back.
+      const calls = r.calls.map((c) => CallCheck.keepable(c, ctx.limits))
       const price = ctx.budget?.prices?.[ctx.modelName]
       return {
         events: [
@@ -96,7 +110,7 @@ const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
             n,
             for: "agent",
             model: ctx.modelName,
-            finish: r.finishReason,
+            finish: r.finish,
             usage,
             tokens: Budget.tokens(usage),
             cost: Budget.cost(usage, price),
@@ -104,7 +118,7 @@ const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
           }),
           ...(r.text === "" ? [] : [Event.make(ctx.run, "message", { role: "assistant", text: r.text })])
         ],
-        result: { ok: true as const, text: r.text, calls, finish: r.finishReason, usage, now }
+        result: { ok: true as const, text: r.text, calls, finish: r.finish, usage, now }
       }
     })
   )
@@ -153,12 +167,13 @@ export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled
         if (next._tag === "settle") return yield* settle(ctx, state, next.settle)
         continue
       }
-      for (const call of reply.calls) {
-        if (yield* aborted(ctx)) break
-        yield* toolCall(ctx, state, call)
-      }
+      const round = yield* toolRound(ctx, state, reply.calls)
+      if (round !== undefined) return round
       yield* heartbeat(ctx, state)
-      if (WorkSlice.reached(ctx.slice, RunState.sliceState(state), state.now)) {
+      // Every answered call counts toward the slice (refused and invalid ones too), so calls
+      // answered past the limit always reach the boundary.
+      const answered = { ...RunState.sliceState(state), calls: Math.max(state.slice.calls, state.slice.handled) }
+      if (WorkSlice.reached(ctx.slice, answered, state.now)) {
         const verdict = WorkSlice.atBoundary(
           ctx.slice,
           RunState.sliceState(state),
@@ -179,6 +194,57 @@ export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled
         RunState.nextSlice(state)
       }
     }
+  })
+
+/**
+ * One reply's tool calls, each answered: executed while the slice has room (`maxCalls` holds
+ * inside a turn too — the calls past it are answered with the slice boundary, not run), and the
+ * run settled when the model has made `invalidCalls` invalid calls in a row.
+ */
+const toolRound = (ctx: Ctx, state: RunState.RunState, calls: ReadonlyArray<Call>) =>
+  Effect.gen(function*() {
+    const past: Array<Call> = []
+    for (const call of calls) {
+      if (yield* aborted(ctx)) break
+      if (ctx.slice.enabled && state.slice.handled >= ctx.slice.maxCalls) {
+        past.push(call)
+        continue
+      }
+      state.slice.handled++
+      yield* toolCall(ctx, state, call)
+      if (state.invalidInRow >= ctx.limits.invalidCalls) {
+        return yield* settle(ctx, state, {
+          status: "failed",
+          code: "MODEL_FAILED",
+          reason: Limits.cut(
+            `${state.invalidInRow} invalid tool calls in a row; the last: ${state.lastInvalid}`,
+            ctx.limits.maxText
+          )
+        })
+      }
+    }
+    if (past.length > 0) yield* pastTheSlice(ctx, state, past)
+    return undefined
+  })
+
+/** The calls past the slice's `maxCalls` in one reply: one notice, each answered, none run. */
+const pastTheSlice = (ctx: Ctx, state: RunState.RunState, past: ReadonlyArray<Call>) =>
+  Effect.gen(function*() {
+    const text = `not run: this work slice reached its limit of ${ctx.slice.maxCalls} tool calls; ` +
+      `the run continues at the slice boundary, repeat the call there if it is still needed`
+    yield* step(
+      ctx,
+      state,
+      Effect.succeed({
+        events: [Event.make(ctx.run, "notice", {
+          cause: "slice",
+          text: `${past.length} tool call(s) past the slice limit of ${ctx.slice.maxCalls} were not run`,
+          notRun: past.length
+        })],
+        result: null
+      })
+    )
+    for (const call of past) RunState.say(state, Messages.toolResult(call, text, true))
   })
 
 const account = (ctx: Ctx, state: RunState.RunState, usage: Budget.Usage) =>

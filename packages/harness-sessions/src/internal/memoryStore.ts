@@ -8,6 +8,7 @@ import * as PubSub from "effect/PubSub"
 import type { SessionEvent } from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Lease from "./lease.js"
 import * as Rows from "./rows.js"
 
 interface Session {
@@ -18,6 +19,7 @@ interface Session {
   /** Step results by run, then by step index. */
   readonly steps: Map<string, Map<number, unknown>>
   readonly revisions: Array<EventStore.Revision>
+  lease: EventStore.Lease | undefined
 }
 
 const notFound = (id: string) => new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
@@ -40,6 +42,21 @@ export const make = Effect.gen(function*() {
     const s = sessions.get(id)
     return s === undefined ? Effect.fail(notFound(id)) : Effect.succeed(s)
   }
+  // Renew `owner`'s lease on `s` at `now`, or say who holds it instead.
+  const renewed = (s: Session, owner: EventStore.Owner, now: number, take: boolean) => {
+    const held = s.lease
+    if (held !== undefined && held.owner !== owner.id && (!take || held.expires >= now)) {
+      return Effect.fail(take ? Lease.busy(held, now) : Lease.lost(s.id, owner.id, held))
+    }
+    if (held === undefined && !take) return Effect.fail(Lease.lost(s.id, owner.id, undefined))
+    s.lease = { session: s.id, owner: owner.id, heartbeat: now, expires: now + owner.ttl }
+    return Effect.succeed(s.lease)
+  }
+  const leased = (take: boolean) => (id: string, owner: EventStore.Owner) =>
+    lock.withPermits(1)(Effect.gen(function*() {
+      const s = yield* find(id)
+      return yield* renewed(s, owner, yield* Clock.currentTimeMillis, take)
+    }))
   const store: EventStore.EventStore["Type"] = {
     create: (id, meta) =>
       lock.withPermits(1)(Effect.gen(function*() {
@@ -47,7 +64,15 @@ export const make = Effect.gen(function*() {
           return yield* new HarnessError({ code: "INVALID_INPUT", message: `session ${id} already exists` })
         }
         const createdAt = yield* Clock.currentTimeMillis
-        const s: Session = { id, createdAt, meta: clone(meta), events: [], steps: new Map(), revisions: [] }
+        const s: Session = {
+          id,
+          createdAt,
+          meta: clone(meta),
+          events: [],
+          steps: new Map(),
+          revisions: [],
+          lease: undefined
+        }
         sessions.set(id, s)
         return row(s)
       })),
@@ -57,6 +82,7 @@ export const make = Effect.gen(function*() {
       lock.withPermits(1)(Effect.gen(function*() {
         yield* Rows.checkInputs(commit.events)
         const s = yield* find(id)
+        if (commit.owner !== undefined) yield* renewed(s, commit.owner, yield* Clock.currentTimeMillis, false)
         const step = commit.step
         if (step !== undefined && s.steps.get(step.run)?.has(step.index) === true) {
           return yield* new HarnessError({
@@ -103,6 +129,13 @@ export const make = Effect.gen(function*() {
         return ofRun?.has(index) === true ? Option.some(ofRun.get(index)) : Option.none()
       }),
     revisions: (id) => Effect.map(find(id), (s) => [...s.revisions]),
+    acquire: leased(true),
+    renew: leased(false),
+    release: (id, owner) =>
+      lock.withPermits(1)(Effect.map(find(id), (s) => {
+        if (s.lease?.owner === owner) s.lease = undefined
+      })),
+    lease: (id) => Effect.map(find(id), (s) => Option.fromNullable(s.lease)),
     subscribe: PubSub.subscribe(hub)
   }
   return store

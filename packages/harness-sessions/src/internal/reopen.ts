@@ -58,7 +58,7 @@ const settleOpenRun = (
       code: "aborted",
       events: written
     }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
-    const stored = yield* store.commit(id, { events: written, revision, at, meta })
+    const stored = yield* store.commit(id, { events: written, revision, at, meta, owner: rc.env.owner })
     events.push(...stored)
     chain.absorb(stored)
     chain.revision = revision.revision

@@ -21,6 +21,7 @@ import type * as Event from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import type * as Goal from "../Goal.js"
 import { HarnessError } from "../HarnessError.js"
+import type * as Limits from "../Limits.js"
 import type * as PromptCompiler from "../PromptCompiler.js"
 import * as Tools from "../Tools.js"
 import * as Loop from "./loop.js"
@@ -31,6 +32,8 @@ import * as Transcript from "./transcript.js"
 
 /** What the runner works with (the service's dependencies and options). */
 export interface Env {
+  /** Who drives this service's runs (every commit of a run renews and checks its lease). */
+  readonly owner: EventStore.Owner
   readonly store: EventStore.EventStore["Type"]
   readonly model: LanguageModel.Service
   readonly checker: Goal.Checker["Type"]
@@ -47,6 +50,7 @@ export interface Env {
   readonly modelName: string
   readonly hooks: ReadonlyArray<Hooks.Hook> | undefined
   readonly tiers: Partial<Record<"frontier" | "standard", LanguageModel.Service>> | undefined
+  readonly limits: Limits.Resolved
 }
 
 /** What a run is asked to do (stored in its `run.start` event, read back by `resume`). */

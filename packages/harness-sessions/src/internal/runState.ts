@@ -55,7 +55,16 @@ export interface RunState {
   checks: Array<{ readonly command: string; readonly exitCode: number }>
   todos: ReadonlyArray<{ readonly content: string; readonly status: string }>
   totals: { tokens: number; cost: number; input: number; cachedInput: number; output: number }
-  slice: { n: number; calls: number; startedAt: number; tokens: number; progressed: boolean; blocked: boolean }
+  /** `calls` counts executed calls; `handled` every call the slice answered (the in-turn bound). */
+  slice: {
+    n: number
+    calls: number
+    handled: number
+    startedAt: number
+    tokens: number
+    progressed: boolean
+    blocked: boolean
+  }
   sliceActivity: Array<Activity>
   previousSliceActivity: string | undefined
   turnActivity: Array<Activity>
@@ -64,6 +73,9 @@ export interface RunState {
   reflexAttempts: number
   wrappedUp: boolean
   goal: GoalState | undefined
+  /** Invalid tool calls in a row (a valid one resets it), and the last one's message. */
+  invalidInRow: number
+  lastInvalid: string
 }
 
 /** A fresh state. */
@@ -85,7 +97,7 @@ export const make = (session: string, run: string, prompt: string): RunState => 
   checks: [],
   todos: [],
   totals: { tokens: 0, cost: 0, input: 0, cachedInput: 0, output: 0 },
-  slice: { n: 1, calls: 0, startedAt: 0, tokens: 0, progressed: false, blocked: false },
+  slice: { n: 1, calls: 0, handled: 0, startedAt: 0, tokens: 0, progressed: false, blocked: false },
   sliceActivity: [],
   previousSliceActivity: undefined,
   turnActivity: [],
@@ -93,7 +105,9 @@ export const make = (session: string, run: string, prompt: string): RunState => 
   progress: Progress.empty,
   reflexAttempts: 0,
   wrappedUp: false,
-  goal: undefined
+  goal: undefined,
+  invalidInRow: 0,
+  lastInvalid: ""
 })
 
 /**
@@ -179,7 +193,15 @@ export const sliceState = (state: RunState): WorkSlice.SliceState => ({
 export const nextSlice = (state: RunState): void => {
   state.previousSliceActivity = WorkSlice.activityDigest(state.sliceActivity)
   state.sliceActivity = []
-  state.slice = { n: state.slice.n + 1, calls: 0, startedAt: state.now, tokens: 0, progressed: false, blocked: false }
+  state.slice = {
+    n: state.slice.n + 1,
+    calls: 0,
+    handled: 0,
+    startedAt: state.now,
+    tokens: 0,
+    progressed: false,
+    blocked: false
+  }
 }
 
 /** The run's evidence, for checkpoints and the goal checker. */

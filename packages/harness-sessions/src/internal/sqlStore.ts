@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
 import * as Rows from "./rows.js"
+import * as SqlLease from "./sqlLease.js"
 
 /** The embedded migrations. */
 export const migrations = Migrator.fromRecord({
@@ -47,6 +48,16 @@ export const migrations = Migrator.fromRecord({
       record TEXT NOT NULL,
       payload TEXT NOT NULL,
       PRIMARY KEY (session, revision)
+    )`
+  }),
+  // One owner per session (ADR 0558): taken, renewed and checked in the store's own transactions.
+  "0002_harness_leases": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS harness_leases (
+      session TEXT PRIMARY KEY NOT NULL,
+      owner TEXT NOT NULL,
+      heartbeat BIGINT NOT NULL,
+      expires BIGINT NOT NULL
     )`
   })
 })
@@ -104,6 +115,13 @@ export const make = Effect.gen(function*() {
           : Effect.succeed(toRow(rows[0]))
       )
     )
+  const { currentLease, renewLease } = SqlLease.make(sql, failed)
+  const leased = (take: boolean) => (id: string, owner: EventStore.Owner) =>
+    Effect.gen(function*() {
+      yield* find(id)
+      const now = yield* Clock.currentTimeMillis
+      return yield* renewLease(id, owner, now, take).pipe(sql.withTransaction)
+    }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("taking the session's lease")(error))))
   const store: EventStore.EventStore["Type"] = {
     create: (id, meta) =>
       Effect.gen(function*() {
@@ -129,6 +147,8 @@ export const make = Effect.gen(function*() {
         Rows.checkInputs(commit.events),
         Effect.gen(function*() {
           const at = commit.at ?? (yield* Clock.currentTimeMillis)
+          // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
+          if (commit.owner !== undefined) yield* renewLease(id, commit.owner, yield* Clock.currentTimeMillis, false)
           const n = commit.events.length
           const data = commit.events.map((e) => json(e.data))
           const bumped = yield* (commit.meta === undefined
@@ -210,6 +230,15 @@ export const make = Effect.gen(function*() {
         ),
         Effect.mapError(failed("reading revisions"))
       ),
+    acquire: leased(true),
+    renew: leased(false),
+    release: (id, owner) =>
+      sql`DELETE FROM harness_leases WHERE session = ${id} AND owner = ${owner}`.pipe(
+        Effect.asVoid,
+        Effect.mapError(failed("releasing the session's lease"))
+      ),
+    lease: (id) =>
+      currentLease(id).pipe(Effect.map(Option.fromNullable), Effect.mapError(failed("reading the session's lease"))),
     subscribe: PubSub.subscribe(hub)
   }
   return store

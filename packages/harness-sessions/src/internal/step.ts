@@ -22,6 +22,7 @@ import type * as EventStore from "../EventStore.js"
 import type * as Goal from "../Goal.js"
 import type { HarnessError } from "../HarnessError.js"
 import * as History from "../History.js"
+import * as Limits from "../Limits.js"
 import type * as WorkSlice from "../WorkSlice.js"
 import type * as Chokepoint from "./chokepoint.js"
 import * as Messages from "./messages.js"
@@ -58,6 +59,10 @@ export interface Ctx {
   readonly systemPrompt: string
   readonly plan: boolean
   readonly abort: Deferred.Deferred<void> | undefined
+  readonly limits: Limits.Resolved
+  readonly owner: EventStore.Owner
+  /** The session's engine at the `read_only` level: what the gate classes read-only (`intent.ts`). */
+  readonly readOnlyEngine: Effect.Effect<Policy.Engine, HarnessError>
 }
 
 /** What a step computes. */
@@ -80,6 +85,7 @@ export const step = <A>(
     const index = state.step++
     if (ctx.stored.has(index)) return ctx.stored.get(index) as A
     const out = yield* compute
+    const events = bound(out.events, ctx.limits)
     const at = yield* Clock.currentTimeMillis
     const revision = out.transition === undefined ? undefined : yield* History.transition(ctx.chain, {
       at,
@@ -88,12 +94,13 @@ export const step = <A>(
       kind: out.transition.kind,
       status: out.transition.status,
       code: out.transition.code ?? null,
-      events: out.events
+      events
     }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, ctx.runtime))
     const written = yield* ctx.store.commit(ctx.session, {
-      events: out.events,
+      events,
       step: { run: ctx.run, index, result: out.result },
       at,
+      owner: ctx.owner,
       ...(revision === undefined ? {} : { revision }),
       ...(out.meta === undefined ? {} : { meta: out.meta })
     })
@@ -104,6 +111,28 @@ export const step = <A>(
     }
     // The caller continues from the JSON round trip, exactly as a replay would.
     return JSON.parse(JSON.stringify(out.result ?? null)) as A
+  })
+
+// An ask's input stays whole (bounded by `maxToolInput`): approving the call runs it from there.
+const keepsInput = (e: Event.EventInput): boolean =>
+  e.type === "tool.call" && (e.data as { readonly decision?: unknown } | null)?.decision === "ask"
+
+/**
+ * Every event within the bounds: strings cut to `maxText` (an ask's input kept whole), and data
+ * whose JSON is still over `maxEvent` replaced by its cut JSON text.
+ */
+export const bound = (events: ReadonlyArray<Event.EventInput>, limits: Limits.Resolved) =>
+  events.map((e): Event.EventInput => {
+    const size = Limits.jsonSize(e.data) ?? 0
+    if (size <= limits.maxText) return e
+    const data = keepsInput(e)
+      ? {
+        ...Limits.cutStrings({ ...(e.data as object), input: null }, limits.maxText) as object,
+        input: (e.data as { input: unknown }).input
+      }
+      : Limits.cutStrings(e.data, limits.maxText)
+    if ((Limits.jsonSize(data) ?? 0) <= limits.maxEvent) return { ...e, data }
+    return { ...e, data: { cut: true, bytes: size, json: Limits.cut(JSON.stringify(data), limits.maxText) } }
   })
 
 /** How a run settles. */

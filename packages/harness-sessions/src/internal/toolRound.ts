@@ -4,10 +4,14 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Event from "../Event.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Limits from "../Limits.js"
+import * as CallCheck from "./callCheck.js"
 import * as Chokepoint from "./chokepoint.js"
+import * as Intent from "./intent.js"
 import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import { type Ctx, step } from "./step.js"
@@ -19,14 +23,42 @@ export interface Call {
   readonly id: string
   readonly name: string
   readonly params: unknown
+  /** The input's size when it was over the bound (the input itself was not kept). */
+  readonly oversize?: number | undefined
 }
 
-/** Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks. */
-const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown, outcome: Chokepoint.Outcome) =>
+/**
+ * Execute one allowed call as a step: the tool's result, the `post_tool`/`tool_failure` hooks.
+ * `intent`: the call's decision was committed by a process that died before its result (the
+ * caller saw the decision step reused and this step not stored): a read-only call runs again,
+ * any other is answered `outcome unknown` and not run (`intent.ts`).
+ */
+const execute = (
+  ctx: Ctx,
+  state: RunState.RunState,
+  call: Call,
+  input: unknown,
+  outcome: Chokepoint.Outcome,
+  intent: boolean
+) =>
   step<ToolResult>(
     ctx,
     state,
     Effect.gen(function*() {
+      const retry = intent ? Intent.onRetry(yield* Intent.readOnly(ctx.readOnlyEngine, outcome.call)) : undefined
+      if (retry === "unknown") {
+        const result = Intent.unknown(call.name, call.id)
+        return {
+          events: [Event.make(ctx.run, "tool.result", {
+            callId: call.id,
+            tool: call.name,
+            ok: false,
+            outcome: "unknown",
+            output: result.output
+          })],
+          result
+        }
+      }
       const tool = ctx.tools.find((t) => t.name === call.name)!
       const result: ToolResult = yield* tool.execute(input, {
         workspace: ctx.workspace,
@@ -34,7 +66,9 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
         callId: call.id
       }).pipe(
         Effect.provide(ctx.services),
-        Effect.catchAll((error: HarnessError) => Effect.succeed({ ok: false, output: `tool failed: ${error.message}` }))
+        Effect.catchAll((error: HarnessError) =>
+          Effect.succeed({ ok: false, output: `tool failed: ${Limits.cut(error.message, ctx.limits.maxText)}` })
+        )
       ) as Effect.Effect<ToolResult>
       const failed = !result.ok || (result.check !== undefined && result.check.exitCode !== 0)
       const post = yield* ctx.hooks.fire({
@@ -51,11 +85,12 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
             callId: call.id,
             tool: call.name,
             ok: result.ok,
-            output: result.output.slice(0, 8192),
+            output: Limits.cut(result.output, ctx.limits.maxText),
             truncated: result.truncated ?? false,
             timedOut: result.timedOut ?? false,
             filesTouched: result.filesTouched ?? [],
-            check: result.check ?? null
+            check: result.check ?? null,
+            ...(retry === "rerun" ? { outcome: "rerun" } : {})
           }),
           ...Chokepoint.hookEvents(ctx.run, call.id, post)
         ],
@@ -66,6 +101,13 @@ const execute = (ctx: Ctx, state: RunState.RunState, call: Call, input: unknown,
 
 const toolMessage = Messages.toolResult
 
+// The decision step was committed by an earlier process and the execution step was not.
+const intentOnly = (ctx: Ctx, decision: number, execution: number): boolean =>
+  ctx.stored.has(decision) && !ctx.stored.has(execution)
+
+// The goal tools answer inside the loop; they are named in the tool list an unknown name gets.
+const GOAL_TOOLS = ["get_goal", "update_goal"]
+
 /** One tool call: decode, decide, execute or refuse; the result message for the model. */
 export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
   Effect.gen(function*() {
@@ -74,27 +116,33 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
       RunState.say(state, toolMessage(call, output, false))
       return
     }
-    const tool = ctx.tools.find((t) => t.name === call.name)
-    const decoded = tool === undefined
-      ? undefined
-      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(call.params)
-    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
-      const output = tool === undefined
-        ? `unknown tool ${call.name}; the tools are ${ctx.tools.map((t) => t.name).join(", ")}`
-        : `invalid input for ${call.name}: ${decoded?._tag === "Left" ? decoded.left.message : ""}`
+    const checked = CallCheck.check(ctx.tools, GOAL_TOOLS, call, ctx.limits)
+    if (Either.isLeft(checked)) {
+      const invalid = checked.left
       yield* step(
         ctx,
         state,
         Effect.succeed({
-          events: [Event.make(ctx.run, "tool.result", { callId: call.id, tool: call.name, ok: false, output })],
+          events: [Event.make(ctx.run, "tool.error", {
+            callId: call.id,
+            tool: Limits.cut(call.name, 64),
+            field: invalid.field,
+            expected: invalid.expected,
+            message: invalid.message
+          })],
           result: null
         })
       )
-      RunState.say(state, toolMessage(call, output, true))
+      state.invalidInRow++
+      state.lastInvalid = invalid.message
+      RunState.say(state, toolMessage(call, invalid.message, true))
       return
     }
-    const input = decoded.right
+    state.invalidInRow = 0
+    const { tool } = checked.right
+    const input = checked.right.input
     const governed = tool.governance(input, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const decided = state.step
     const outcome = yield* step<Chokepoint.Outcome>(
       ctx,
       state,
@@ -131,7 +179,7 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
       RunState.say(state, toolMessage(call, Chokepoint.refusalText(outcome), true))
       return
     }
-    const result = yield* execute(ctx, state, call, input, outcome)
+    const result = yield* execute(ctx, state, call, input, outcome, intentOnly(ctx, decided, state.step))
     RunState.recordTool(state, call.name, input, result)
     RunState.say(state, toolMessage(call, result.output, !result.ok))
   })
@@ -159,6 +207,7 @@ export const approvedCall = (
     }
     const call: Call = { id: approved.callId, name: approved.tool, params: approved.input }
     const governed = tool.governance(decoded.right, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
+    const decided = state.step
     const outcome = yield* step<Chokepoint.Outcome>(
       ctx,
       state,
@@ -194,7 +243,7 @@ export const approvedCall = (
       })
     )
     if (!outcome.allowed) return Chokepoint.refusalText(outcome)
-    const result = yield* execute(ctx, state, call, decoded.right, outcome)
+    const result = yield* execute(ctx, state, call, decoded.right, outcome, intentOnly(ctx, decided, state.step))
     RunState.recordTool(state, call.name, decoded.right, result)
     return `The person approved your ${call.name} call (${call.id}); it ran. Its ${
       result.ok ? "output" : "failure"

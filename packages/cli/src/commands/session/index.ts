@@ -4,7 +4,8 @@
  *
  * - `run (--script FILE | --model PROVIDER:MODEL) [--goal TEXT] [--level L] [--workspace DIR]
  *   [--rules FILE] PROMPT` starts a session and runs the request to its settle.
- * - `list`, `show ID`, `events ID [--follow]` read sessions back (`--follow` tails an open run).
+ * - `list`, `show ID`, `events ID [--follow]` read sessions back (`--follow` tails an open run
+ *   until it settles, or until its owner's lease lapses: exit 1, the run is orphaned).
  * - `continue ID [PROMPT]` runs a new request in the session, or without a prompt re-drives the
  *   run a killed process left open (reusing its stored steps).
  * - `approve ID CALL [--remember]` runs a call that was refused for want of an approval;
@@ -29,10 +30,12 @@ import * as HarnessError from "@steward/harness-sessions/HarnessError"
 import * as SessionViews from "@steward/harness-sessions/SessionViews"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { refused } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
 import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
@@ -158,12 +161,29 @@ const events = Command.make(
         }
         if (open.size === 0) return
         const last = stored.at(-1)?.seq ?? 0
-        yield* EventStore.follow(options.id, { after: last }).pipe(
+        // The follow also ends when nobody drives the open run any more (its owner's lease is
+        // gone): it would never settle by itself.
+        const orphaned = Effect.gen(function*() {
+          while (true) {
+            yield* Effect.sleep(Duration.millis(250))
+            const view = yield* SessionViews.show(store, options.id)
+            if (view.orphaned) return view
+          }
+        })
+        const ended = yield* EventStore.follow(options.id, { after: last }).pipe(
           Stream.tap((e) => Effect.zipRight(Effect.sync(() => track(e)), print(e))),
           Stream.takeUntil(() => open.size === 0),
           Stream.runDrain,
-          Effect.provideService(EventStore.EventStore, store)
+          Effect.provideService(EventStore.EventStore, store),
+          Effect.raceFirst(Effect.map(orphaned, (view) => view.orphaned)),
+          Effect.map((orphan) => orphan === true)
         )
+        if (ended) {
+          return yield* refused(
+            "refused",
+            `session ${options.id}: the run's process is gone (no live lease); resume it with \`steward session continue ${options.id}\``
+          )
+        }
       }))
 ).pipe(Command.withDescription("Print a session's events as a transcript (--json: the stored events)"))
 

@@ -78,10 +78,15 @@ export const line = (e: Event.SessionEvent): string | undefined => {
           ? `\n    approve with: steward session approve ${e.session} ${d["callId"]} [--remember]`
           : ""
       }`
+    case "tool.error":
+      return `  ✗ invalid call (${d["callId"]}): ${clip(String(d["message"]), 300)}`
     case "tool.result":
+      if (d["outcome"] === "unknown") return `  ← outcome unknown (${d["callId"]}): not run again after the resume`
       return `  ← ${d["ok"] === true ? "ok" : "failed"}${
-        obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`
-      }${d["timedOut"] === true ? " timed out" : ""}\n${indent(clip(String(d["output"] ?? ""), 600))}`
+        d["outcome"] === "rerun" ? " (read-only, run again after the resume)" : ""
+      }${obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`}${
+        d["timedOut"] === true ? " timed out" : ""
+      }\n${indent(clip(String(d["output"] ?? ""), 600))}`
     case "notice":
       return `  ! ${d["text"]}${d["receipt"] ? ` (receipt ${d["receipt"]})` : ""}`
     case "reflex.decision":
@@ -130,6 +135,9 @@ export const outcome = (o: Session.RunOutcome): string =>
     ["next", o.checkpoint.next]
   ])
 
+// An open run whose owner is gone is orphaned: `continue` resumes it, a new request settles it.
+const openStatus = (v: Session.SessionView): string => v.orphaned ? "orphaned" : "open"
+
 /**
  * A session's view.
  *
@@ -143,12 +151,15 @@ export const view = (v: Session.SessionView): string =>
       ["workspace", v.workspace],
       ["level", v.level],
       ["events", String(v.events)],
-      ["goal", v.goal === null ? "none" : `${v.goal.status}: ${clip(v.goal.objective, 120)}`]
+      ["goal", v.goal === null ? "none" : `${v.goal.status}: ${clip(v.goal.objective, 120)}`],
+      ...(v.owner === null
+        ? []
+        : [["owner", `${v.owner.id} (lease until ${new Date(v.owner.expires).toISOString()})`] as const])
     ]),
     "runs:",
     ...v.runs.map((r) =>
       `  ${r.run}  ${
-        r.status === null ? "open" : `${r.status}${r.code === null ? "" : `{${r.code}}`}`
+        r.status === null ? openStatus(v) : `${r.status}${r.code === null ? "" : `{${r.code}}`}`
       }  ${r.toolCalls} tool calls  ${clip(r.prompt, 80)}`
     ),
     ...(v.pending.length === 0
@@ -179,7 +190,7 @@ export const list = (views: ReadonlyArray<Session.SessionView>): string =>
       const status = last === undefined
         ? "no runs"
         : last.status === null
-        ? "open"
+        ? openStatus(v)
         : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
       return `${v.id}  ${v.runs.length} run(s)  ${status}  ${v.workspace}`
     }).join("\n")

@@ -10,7 +10,14 @@ import type { Citation, LayerName } from "../../Rule.js"
 import * as Analyze from "../analyze/index.js"
 import * as Evaluate from "../evaluate.js"
 
-const ENGINE_PRECEDENCE: Record<LayerName, number> = { universal: 0, engine: 1, level: 2, user: 3, default: 4 }
+const ENGINE_PRECEDENCE: Record<LayerName, number> = {
+  universal: 0,
+  engine: 1,
+  level: 2,
+  user: 3,
+  default: 4,
+  sandbox: 5
+}
 
 const guardCitation = (guard: Analyze.Guard, segment: Analyze.Segment): Citation => ({
   layer: "engine",

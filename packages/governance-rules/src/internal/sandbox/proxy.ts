@@ -14,6 +14,7 @@ import ipaddr from "ipaddr.js"
 import * as dns from "node:dns/promises"
 import * as fs from "node:fs"
 import * as net from "node:net"
+import { allowsDomain } from "../../SandboxProfile.js"
 import * as Network from "../network.js"
 
 /** @internal */
@@ -36,9 +37,6 @@ const MAX_HEAD = 16 * 1024
 
 const systemResolve = async (host: string): Promise<ReadonlyArray<string>> =>
   (await dns.lookup(host, { all: true })).map((a) => a.address)
-
-const domainAllowed = (host: string, allow: ReadonlyArray<string>): boolean =>
-  allow.some((pattern) => pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern)
 
 const rangeOf = (address: string): string => {
   try {
@@ -66,7 +64,7 @@ export const authorize = async (
     }
     return { refused: "an IP address (the allowlist is of domain names)" }
   }
-  if (!domainAllowed(host, options.allowDomains)) return { refused: `${host} is not an allowed domain` }
+  if (!allowsDomain(options.allowDomains, host)) return { refused: `${host} is not an allowed domain` }
   let addresses: ReadonlyArray<string>
   try {
     addresses = await (options.resolve ?? systemResolve)(host)

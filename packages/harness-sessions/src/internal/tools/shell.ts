@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as HarnessError from "../../HarnessError.js"
 import type * as Tools from "../../Tools.js"
 import { Collector } from "./output.js"
+import * as Supervised from "./supervised.js"
 
 /** @internal */
 export const defaultSeconds = 120
@@ -91,7 +92,7 @@ export const tool: Tools.Tool<typeof fields, CommandExecutor.CommandExecutor> = 
     Effect.gen(function*() {
       const executor = yield* CommandExecutor.CommandExecutor
       const { note, seconds } = budget(input.timeoutSeconds, input.reason)
-      const command = Command.make("sh", "-c", input.command).pipe(
+      const command = Supervised.command(input.command).pipe(
         Command.workingDirectory(context.workspace),
         Command.stdin(Stream.empty)
       )
