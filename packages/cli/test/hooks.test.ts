@@ -1,6 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import type * as Policy from "@steward/governance-rules/Policy"
 import * as Learning from "@steward/reflex-core/Learning"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Effect from "effect/Effect"
@@ -43,7 +42,7 @@ const hook = (client: string, name: string, input: unknown, ws: string, extra: R
       home: os.homedir(),
       cwd: ws,
       stdin: typeof input === "string" ? input : JSON.stringify(input)
-    }, undefined)
+    })
   ).pipe(Effect.map((o) => ({ ...o, json: JSON.parse(o.stdout === "" ? "null" : o.stdout) })))
 
 const bash = (command: string) => ({ tool_input: { command, description: "run" } })
@@ -164,7 +163,7 @@ describe("steward hook: fails closed", () => {
       assert.strictEqual(policy.json.decision, "deny")
       assert.include(policy.json.reason, "policy")
       const unknown = yield* Effect.promise(() =>
-        Host.runOnce({ args: ["cursor", "PreToolUse"], home: ws, cwd: ws, stdin: "{}" }, undefined)
+        Host.runOnce({ args: ["cursor", "PreToolUse"], home: ws, cwd: ws, stdin: "{}" })
       )
       assert.deepStrictEqual([unknown.exitCode, unknown.stdout], [2, ""])
     }))
@@ -334,16 +333,11 @@ describe("the sandbox rewrite", () => {
 
 describe("steward hook: allow, contained", () => {
   const contained = { launcher: { node: "/usr/bin/node", entry: ["/opt/steward/dist/bin.js"] } }
-  /**
-   * The policy's own engine, with its decision marked the way the sandbox's vocabulary marks a
-   * call that runs inside the boundary (`sandbox.contained`).
-   */
   const decide = (
     client: "claude-code" | "codex" | "gemini",
     input: Record<string, unknown>,
     ws: string,
-    containment: Containment,
-    mark = true
+    containment: Containment
   ) =>
     Effect.gen(function*() {
       const runtime = yield* HookRuntime.HookRuntime
@@ -353,22 +347,13 @@ describe("steward hook: allow, contained", () => {
         home: os.homedir(),
         rules: undefined
       })
-      const engine = {
-        ...governed.engine,
-        decideBatch: (calls: ReadonlyArray<Policy.ToolCall>) =>
-          Effect.map(
-            governed.engine.decideBatch(calls),
-            (d) =>
-              mark ? { ...d, citation: { ...d.citation, ruleId: "sandbox.contained", layer: "engine" as const } } : d
-          )
-      }
       const stores = yield* runtime.stores(path.join(ws, ".steward"))
       const decoded = Input.decode(client, input)
       assert.isTrue(decoded._tag === "Right")
       const answer = yield* PreTool.decide({
         client,
         input: (decoded as { right: Input.HookInput }).right,
-        governed: { ...governed, engine },
+        governed,
         stores,
         stateDir: path.join(ws, ".steward"),
         containment
@@ -376,13 +361,13 @@ describe("steward hook: allow, contained", () => {
       return JSON.parse(Wire.render(client, "pre_tool", answer))
     }).pipe(Effect.provide(HookRuntime.layer.pipe(Layer.provideMerge(NodeContext.layer))))
 
-  it.live("a contained allow is rewritten into `steward sandbox` in each client's form; without a sandbox it is not", () =>
+  it.live("what the analyser cannot resolve is rewritten into `steward sandbox` in each client's form; without a sandbox it is asked", () =>
     Effect.gen(function*() {
       const { ws } = project()
-      const command = "make build 'it''s'"
+      const command = "eval \"$(cat steps.txt)\" 'it''s'"
       const q = "'\\''"
-      const expected =
-        `/usr/bin/node /opt/steward/dist/bin.js sandbox --workspace ${ws} --level execute -- bash -c 'make build ${q}it${q}${q}s${q}'`
+      const expected = `/usr/bin/node /opt/steward/dist/bin.js sandbox --workspace ${ws} --level execute -- bash -c ` +
+        `'eval "$(cat steps.txt)" ${q}it${q}${q}s${q}'`
       const claude = yield* decide(
         "claude-code",
         event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash(command)),
@@ -390,6 +375,7 @@ describe("steward hook: allow, contained", () => {
         contained
       )
       assert.strictEqual(claude.hookSpecificOutput.permissionDecision, "allow")
+      assert.include(claude.hookSpecificOutput.permissionDecisionReason, "sandbox.contained")
       assert.deepStrictEqual(claude.hookSpecificOutput.updatedInput, { command: expected, description: "run" })
       const gemini = yield* decide(
         "gemini",
@@ -406,21 +392,29 @@ describe("steward hook: allow, contained", () => {
         contained
       )
       assert.deepStrictEqual(codex.hookSpecificOutput.updatedInput, { command: expected })
-      // No sandbox in this build: the same allow is not rewritten; an unmarked allow never is.
+      // No sandbox in this build: the gate's ask stands (a deny in Codex).
       const plain = yield* decide(
-        "claude-code",
-        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash(command)),
+        "codex",
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command } }),
         ws,
         { launcher: undefined }
       )
-      assert.isUndefined(plain.hookSpecificOutput.updatedInput)
-      const unmarked = yield* decide(
+      assert.strictEqual(plain.hookSpecificOutput.permissionDecision, "deny")
+      assert.include(plain.hookSpecificOutput.permissionDecisionReason, "steward hooks approve")
+      // A plain allow runs as it is; a universal deny stays a deny with the boundary there.
+      const ls = yield* decide(
         "claude-code",
-        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash(command)),
+        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("ls")),
         ws,
-        contained,
-        false
+        contained
       )
-      assert.isUndefined(unmarked.hookSpecificOutput.updatedInput)
+      assert.isUndefined(ls.hookSpecificOutput.updatedInput)
+      const push = yield* decide(
+        "claude-code",
+        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("git push --force origin main")),
+        ws,
+        contained
+      )
+      assert.strictEqual(push.hookSpecificOutput.permissionDecision, "deny")
     }))
 })

@@ -15,6 +15,7 @@ import * as Evidence from "@steward/governance-rules/Evidence"
 import type * as GovernanceError from "@steward/governance-rules/GovernanceError"
 import * as Policy from "@steward/governance-rules/Policy"
 import * as PolicyFile from "@steward/governance-rules/PolicyFile"
+import type * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as ShellParser from "@steward/governance-rules/ShellParser"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Context from "effect/Context"
@@ -41,6 +42,9 @@ export interface Governed {
   readonly engine: Policy.Engine
   readonly level: Autonomy.Level
   readonly rulesFile: string | null
+  readonly home: string
+  /** The policy file's `sandbox` section (domains, loopback ports, limits). */
+  readonly sandbox: SandboxProfile.SandboxPolicy | undefined
 }
 
 /**
@@ -121,7 +125,7 @@ export const make = Effect.gen(function*() {
         const engine = yield* Policy.make({ ...fromFile, level: lvl, workspace, home }).pipe(
           Effect.provideService(ShellParser.ShellParser, parser)
         )
-        const governed: Governed = { engine, level: lvl, rulesFile: file }
+        const governed: Governed = { engine, level: lvl, rulesFile: file, home, sandbox: doc?.sandbox }
         if (engines.size > 64) engines.clear()
         engines.set(key, governed)
         return governed

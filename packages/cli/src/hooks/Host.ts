@@ -54,15 +54,19 @@ const runCall = (call: Call, containment: PreTool.Containment) => {
 }
 
 /**
- * Handle one call in this process (the runtime is built and closed around it).
+ * Handle one call in this process (the runtime is built and closed around it), deciding with
+ * the gate alone.
  *
  * @since 0.3.0
  * @category running
  */
-export const runOnce = (call: Call, entry: string | undefined): Promise<Handle.Outcome> => {
+export const runOnce = (call: Call): Promise<Handle.Outcome> => {
   const [client = "", event = ""] = call.args
+  // No boundary here: probing for one is a blocking trial run, and this path must answer inside
+  // Steward's deadline. Without it the gate's decision stands — stricter, never looser (an
+  // unresolved command is asked). The server probes once when it starts.
   return Effect.runPromise(
-    Effect.flatMap(Containment.detect(entry), (containment) => runCall(call, containment)).pipe(
+    runCall(call, { launcher: undefined }).pipe(
       Effect.provide(runtimeLayer),
       Effect.catchAllCause((cause) => Effect.succeed(Handle.failed(client, event, `cannot start: ${String(cause)}`)))
     )

@@ -146,7 +146,7 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
     const answered = await askServer(call)
     if (answered !== undefined) return finish(answered)
     const Host = await import("../hooks/Host.js")
-    finish(await Host.runOnce(call, process.argv[1]))
+    finish(await Host.runOnce(call))
   } catch (error) {
     await failClosed(error instanceof Error ? error.message : String(error))
   }
