@@ -57,6 +57,7 @@ const modelTurns = (server: Models.ModelServer) =>
   server.requests.filter((r) => r.wire !== "other" && !r.url.includes(":generateContent"))
 
 const skipReason = (client: Agents.Client): string | undefined => {
+  if (process.env["STEWARD_AGENT_CLI_TESTS"] === "skip") return "STEWARD_AGENT_CLI_TESTS=skip"
   if (!built) return `the CLI is not built (${Agents.builtCli}); the hooks run the built bundle`
   const found = Agents.binary(client)
   return "missing" in found ? found.missing : undefined
@@ -72,7 +73,7 @@ for (const client of clients) {
       const exe = () => (Agents.binary(client) as { path: string }).path
 
       it.live(
-        "a force-push and a universal deny do not run and the model gets the citation; an allowed command runs; an unresolved one is denied without a sandbox",
+        "a force-push and a universal deny do not run and the model gets the citation; an allowed command runs; an unresolved one runs in the sandbox, or is denied without one",
         () =>
           Effect.promise(async () => {
             let ws = ""
@@ -95,13 +96,31 @@ for (const client of clients) {
               assert.strictEqual(result.exitCode, 0, result.stderr.slice(-2000))
               assert.isTrue(fs.existsSync(path.join(ws, "allowed-marker")), "the allowed command ran")
               assert.isFalse(fs.existsSync(path.join(ws, "denied-marker")), "the universal deny did not run")
-              assert.isFalse(fs.existsSync(path.join(ws, "unresolved-marker")), "the unresolved command did not run")
+              // The command the analyser cannot resolve: rewritten into `steward sandbox` where this build
+              // has a boundary (visible as the command the client ran), else asked — and not run.
+              const unresolved = decisions(path.join(ws, ".steward")).find((d) =>
+                JSON.stringify(d.calls ?? []).includes("unresolved-marker")
+              )
+              assert.isDefined(unresolved)
+              if (unresolved.rewritten === true) {
+                assert.deepStrictEqual([unresolved.where, unresolved.citation.ruleId], ["sandbox", "sandbox.contained"])
+                // Claude Code and Gemini run it inside the boundary (the workspace is writable there); Codex
+                // shows the rewritten command it ran under its own sandbox.
+                if (client === "codex") assert.include(result.stdout, " sandbox --workspace ")
+                else {assert.isTrue(
+                    fs.existsSync(path.join(ws, "unresolved-marker")),
+                    "the rewritten command ran in the sandbox"
+                  )}
+              } else {
+                assert.strictEqual(unresolved.answer, "ask")
+                assert.isFalse(fs.existsSync(path.join(ws, "unresolved-marker")), "the unresolved command did not run")
+              }
               assert.strictEqual(originHead(), before, "origin was not rewritten")
               const turns = modelTurns(server)
               assert.isAtLeast(turns.length, 2)
               const last = turns.at(-1)!.text
               assert.include(last, "universal.force-push")
-              assert.include(last, "steward hooks approve")
+              if (unresolved.rewritten !== true) assert.include(last, "steward hooks approve")
               assert.notInclude(JSON.stringify(server.requests.map((r) => r.url)), "http")
             } finally {
               Agents.stopServers(s)
@@ -231,6 +250,11 @@ const query = (state: string, sql: string): Array<any> => {
   ], { encoding: "utf8", cwd: import.meta.dirname })
   return JSON.parse(out)
 }
+
+const decisions = (state: string): Array<any> =>
+  query(state, "SELECT data FROM governance_evidence WHERE kind = 'decision' ORDER BY seq").map((r) =>
+    JSON.parse(r.data)
+  )
 
 const labeled = (state: string): number =>
   query(state, "SELECT count(DISTINCT observation) AS n FROM reflex_labels WHERE reflex = 'settle'")[0].n

@@ -3,14 +3,20 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Learning from "@steward/reflex-core/Learning"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ReflexEngine from "../src/commands/reflex/engine.js"
+import * as HookRuntime from "../src/hooks/HookRuntime.js"
 import * as Host from "../src/hooks/Host.js"
+import * as Input from "../src/hooks/Input.js"
+import * as PreTool from "../src/hooks/PreTool.js"
+import type { Containment } from "../src/hooks/PreTool.js"
 import * as SandboxRewrite from "../src/hooks/SandboxRewrite.js"
+import * as Wire from "../src/hooks/Wire.js"
 import { runCli } from "./harness.js"
 
 const fixtures = path.join(import.meta.dirname, "fixtures", "agent-clis")
@@ -36,7 +42,7 @@ const hook = (client: string, name: string, input: unknown, ws: string, extra: R
       home: os.homedir(),
       cwd: ws,
       stdin: typeof input === "string" ? input : JSON.stringify(input)
-    }, { launcher: undefined })
+    })
   ).pipe(Effect.map((o) => ({ ...o, json: JSON.parse(o.stdout === "" ? "null" : o.stdout) })))
 
 const bash = (command: string) => ({ tool_input: { command, description: "run" } })
@@ -157,7 +163,7 @@ describe("steward hook: fails closed", () => {
       assert.strictEqual(policy.json.decision, "deny")
       assert.include(policy.json.reason, "policy")
       const unknown = yield* Effect.promise(() =>
-        Host.runOnce({ args: ["cursor", "PreToolUse"], home: ws, cwd: ws, stdin: "{}" }, { launcher: undefined })
+        Host.runOnce({ args: ["cursor", "PreToolUse"], home: ws, cwd: ws, stdin: "{}" })
       )
       assert.deepStrictEqual([unknown.exitCode, unknown.stdout], [2, ""])
     }))
@@ -323,4 +329,92 @@ describe("the sandbox rewrite", () => {
       ])
     }
   })
+})
+
+describe("steward hook: allow, contained", () => {
+  const contained = { launcher: { node: "/usr/bin/node", entry: ["/opt/steward/dist/bin.js"] } }
+  const decide = (
+    client: "claude-code" | "codex" | "gemini",
+    input: Record<string, unknown>,
+    ws: string,
+    containment: Containment
+  ) =>
+    Effect.gen(function*() {
+      const runtime = yield* HookRuntime.HookRuntime
+      const governed = yield* runtime.governed({
+        workspace: ws,
+        level: undefined,
+        home: os.homedir(),
+        rules: undefined
+      })
+      const stores = yield* runtime.stores(path.join(ws, ".steward"))
+      const decoded = Input.decode(client, input)
+      assert.isTrue(decoded._tag === "Right")
+      const answer = yield* PreTool.decide({
+        client,
+        input: (decoded as { right: Input.HookInput }).right,
+        governed,
+        stores,
+        stateDir: path.join(ws, ".steward"),
+        containment
+      })
+      return JSON.parse(Wire.render(client, "pre_tool", answer))
+    }).pipe(Effect.provide(HookRuntime.layer.pipe(Layer.provideMerge(NodeContext.layer))))
+
+  it.live("what the analyser cannot resolve is rewritten into `steward sandbox` in each client's form; without a sandbox it is asked", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      const command = "eval \"$(cat steps.txt)\" 'it''s'"
+      const q = "'\\''"
+      const expected = `/usr/bin/node /opt/steward/dist/bin.js sandbox --workspace ${ws} --level execute -- bash -c ` +
+        `'eval "$(cat steps.txt)" ${q}it${q}${q}s${q}'`
+      const claude = yield* decide(
+        "claude-code",
+        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash(command)),
+        ws,
+        contained
+      )
+      assert.strictEqual(claude.hookSpecificOutput.permissionDecision, "allow")
+      assert.include(claude.hookSpecificOutput.permissionDecisionReason, "sandbox.contained")
+      assert.deepStrictEqual(claude.hookSpecificOutput.updatedInput, { command: expected, description: "run" })
+      const gemini = yield* decide(
+        "gemini",
+        event("gemini-hook-inputs.jsonl", "BeforeTool", ws, bash(command)),
+        ws,
+        contained
+      )
+      assert.strictEqual(gemini.decision, "allow")
+      assert.strictEqual(gemini.hookSpecificOutput.tool_input.command, expected)
+      const codex = yield* decide(
+        "codex",
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command } }),
+        ws,
+        contained
+      )
+      assert.deepStrictEqual(codex.hookSpecificOutput.updatedInput, { command: expected })
+      // No sandbox in this build: the gate's ask stands (a deny in Codex).
+      const plain = yield* decide(
+        "codex",
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command } }),
+        ws,
+        { launcher: undefined }
+      )
+      assert.strictEqual(plain.hookSpecificOutput.permissionDecision, "deny")
+      assert.include(plain.hookSpecificOutput.permissionDecisionReason, "steward hooks approve")
+      // A plain allow runs as it is; a universal deny stays a deny with the boundary there.
+      const ls = yield* decide(
+        "claude-code",
+        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("ls")),
+        ws,
+        contained
+      )
+      assert.isUndefined(ls.hookSpecificOutput.updatedInput)
+      const push = yield* decide(
+        "claude-code",
+        event("claude-hook-inputs.jsonl", "PreToolUse", ws, bash("git push --force origin main")),
+        ws,
+        contained
+      )
+      assert.strictEqual(push.hookSpecificOutput.permissionDecision, "deny")
+    }))
 })

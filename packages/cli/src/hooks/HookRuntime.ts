@@ -15,6 +15,7 @@ import * as Evidence from "@steward/governance-rules/Evidence"
 import type * as GovernanceError from "@steward/governance-rules/GovernanceError"
 import * as Policy from "@steward/governance-rules/Policy"
 import * as PolicyFile from "@steward/governance-rules/PolicyFile"
+import type * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as ShellParser from "@steward/governance-rules/ShellParser"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Context from "effect/Context"
@@ -41,6 +42,9 @@ export interface Governed {
   readonly engine: Policy.Engine
   readonly level: Autonomy.Level
   readonly rulesFile: string | null
+  readonly home: string
+  /** The policy file's `sandbox` section (domains, loopback ports, limits). */
+  readonly sandbox: SandboxProfile.SandboxPolicy | undefined
 }
 
 /**
@@ -121,7 +125,7 @@ export const make = Effect.gen(function*() {
         const engine = yield* Policy.make({ ...fromFile, level: lvl, workspace, home }).pipe(
           Effect.provideService(ShellParser.ShellParser, parser)
         )
-        const governed: Governed = { engine, level: lvl, rulesFile: file }
+        const governed: Governed = { engine, level: lvl, rulesFile: file, home, sandbox: doc?.sandbox }
         if (engines.size > 64) engines.clear()
         engines.set(key, governed)
         return governed
@@ -150,11 +154,19 @@ export const make = Effect.gen(function*() {
       ),
     reflexes: (stateDir) =>
       Effect.gen(function*() {
-        const cached = reflexes.get(stateDir)
+        // The modes (config.json) and custom organisms are read when the engine is built: a
+        // change to either builds it again, so `reflex … observe` holds for the next hook call.
+        const key = [
+          stateDir,
+          identity(path.join(stateDir, "config.json")),
+          ...["route", "settle"].map((r) => identity(path.join(stateDir, "reflexes", `${r}.algal.json`)))
+        ].join("\0")
+        const cached = reflexes.get(key)
         if (cached !== undefined) return cached
         const context = yield* build(ReflexEngine.engineLayer(Option.some(stateDir)))
         const engine = Context.get(context, Reflexes.Reflexes)
-        reflexes.set(stateDir, engine)
+        if (reflexes.size > 16) reflexes.clear()
+        reflexes.set(key, engine)
         return engine
       }).pipe(
         Effect.mapError((e) => `the reflex ledger in ${stateDir} cannot be opened: ${message(e)}`),

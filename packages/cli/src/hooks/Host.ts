@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import * as Containment from "./Containment.js"
 import * as Handle from "./Handle.js"
 import * as HookRuntime from "./HookRuntime.js"
 import type * as PreTool from "./PreTool.js"
@@ -53,15 +54,19 @@ const runCall = (call: Call, containment: PreTool.Containment) => {
 }
 
 /**
- * Handle one call in this process (the runtime is built and closed around it).
+ * Handle one call in this process (the runtime is built and closed around it), deciding with
+ * the gate alone.
  *
  * @since 0.3.0
  * @category running
  */
-export const runOnce = (call: Call, containment: PreTool.Containment): Promise<Handle.Outcome> => {
+export const runOnce = (call: Call): Promise<Handle.Outcome> => {
   const [client = "", event = ""] = call.args
+  // No boundary here: probing for one is a blocking trial run, and this path must answer inside
+  // Steward's deadline. Without it the gate's decision stands — stricter, never looser (an
+  // unresolved command is asked). The server probes once when it starts.
   return Effect.runPromise(
-    runCall(call, containment).pipe(
+    runCall(call, { launcher: undefined }).pipe(
       Effect.provide(runtimeLayer),
       Effect.catchAllCause((cause) => Effect.succeed(Handle.failed(client, event, `cannot start: ${String(cause)}`)))
     )
@@ -81,9 +86,10 @@ const MAX_REQUEST_BYTES = Handle.MAX_STDIN_BYTES + 64 * 1024
  */
 export const serve = async (socket: string, options: {
   readonly idleMs: number
-  readonly containment: PreTool.Containment
+  readonly entry: string | undefined
 }): Promise<void> => {
   const runtime = ManagedRuntime.make(runtimeLayer)
+  const containment = await Effect.runPromise(Containment.detect(options.entry))
   // Half-open: the caller ends its side once the request is sent; the answer still goes back.
   const server = net.createServer({ allowHalfOpen: true })
   let timer: NodeJS.Timeout | undefined
@@ -105,7 +111,7 @@ export const serve = async (socket: string, options: {
       if (!chunk.includes(10)) return
       const call = decodeCall(Buffer.concat(chunks).toString("utf8").split("\n")[0]!)
       if (Either.isLeft(call)) return void conn.destroy()
-      runtime.runPromise(runCall(call.right, options.containment)).then(
+      runtime.runPromise(runCall(call.right, containment)).then(
         (outcome) => conn.end(`${JSON.stringify(outcome)}\n`),
         () => conn.destroy()
       )

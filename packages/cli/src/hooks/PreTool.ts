@@ -8,10 +8,13 @@
  * @since 0.3.0
  */
 import * as Evidence from "@steward/governance-rules/Evidence"
+import * as Placement from "@steward/governance-rules/Placement"
 import type * as Policy from "@steward/governance-rules/Policy"
 import type * as Rule from "@steward/governance-rules/Rule"
+import * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type * as HookRuntime from "./HookRuntime.js"
 import * as HookStore from "./HookStore.js"
 import type { HookInput } from "./Input.js"
@@ -41,9 +44,36 @@ export const cite = (c: Rule.Citation): string =>
     c.source === null ? "" : ` from ${c.source}`
   }]`
 
-/** The decision's rule says the call runs contained (the sandbox issue's vocabulary). */
-const contained = (d: Policy.Decision): boolean =>
-  d.decision === "allow" && (d.citation.ruleId?.startsWith("sandbox.") ?? false)
+/**
+ * Where the call runs (ADR 0212 of the sandbox issue): with a sandbox in this build, a single
+ * shell call is placed with the boundary under the gate — what the analyser could not resolve is
+ * allowed inside it (`sandbox.contained`); without one, the gate's decision stands.
+ */
+const place = (
+  gate: Policy.Decision,
+  calls: ReadonlyArray<Policy.ToolCall>,
+  governed: HookRuntime.Governed,
+  containment: Containment
+) =>
+  Effect.gen(function*() {
+    const call = calls.length === 1 ? calls[0]! : undefined
+    if (containment.launcher === undefined || call === undefined || call.tool !== "shell") {
+      return Placement.place(gate, calls[0]!, { state: "off" })
+    }
+    const profile = yield* SandboxProfile.make({
+      workspace: governed.engine.workspace,
+      home: governed.home,
+      level: gate.level,
+      policy: governed.sandbox ?? {}
+    }).pipe(Effect.option)
+    return Placement.place(
+      gate,
+      call,
+      Option.isNone(profile)
+        ? { state: "unavailable", reason: `the workspace ${governed.engine.workspace} cannot be sandboxed` }
+        : { state: "on", allowDomains: profile.value.network.allowDomains, writable: profile.value.writable }
+    )
+  })
 
 /**
  * Decide one tool call.
@@ -74,7 +104,9 @@ export const decide = (options: {
       return { _tag: "deny", reason } satisfies Wire.Answer as Wire.Answer
     }
     const calls = mapped.right
-    const decision = yield* governed.engine.decideBatch(calls)
+    const gate = yield* governed.engine.decideBatch(calls)
+    const placed = yield* place(gate, calls, governed, options.containment)
+    const decision = { ...gate, decision: placed.decision, citation: placed.citation, reasons: placed.reasons }
     const key = JSON.stringify(calls)
     const workspace = governed.engine.workspace
     let answer: Wire.Answer
@@ -99,17 +131,23 @@ export const decide = (options: {
     } else {
       const command = ToolCalls.shellCommand(calls)
       const launcher = options.containment.launcher
-      answer =
-        command !== undefined && contained(decision) && launcher !== undefined && typeof input.toolInput === "object"
-          ? {
-            _tag: "allow",
-            reason: `Steward runs this inside its sandbox: ${cite(decision.citation)}`,
-            toolInput: {
-              ...(input.toolInput as Record<string, unknown>),
-              command: SandboxRewrite.wrap(launcher, { workspace, level: governed.level, command })
-            }
+      // "Allow, contained": the boundary is what made this allow; the command runs inside it.
+      answer = command !== undefined && placed.where === "sandbox" && placed.contained.length > 0 &&
+          launcher !== undefined && typeof input.toolInput === "object" && input.toolInput !== null
+        ? {
+          _tag: "allow",
+          reason: `Steward runs this inside its sandbox: ${cite(decision.citation)}`,
+          toolInput: {
+            ...(input.toolInput as Record<string, unknown>),
+            command: SandboxRewrite.wrap(launcher, {
+              workspace,
+              level: governed.level,
+              command,
+              rules: governed.rulesFile
+            })
           }
-          : { _tag: "allow", reason: `Steward allows this: ${cite(decision.citation)}` }
+        }
+        : { _tag: "allow", reason: `Steward allows this: ${cite(decision.citation)}` }
     }
     yield* Effect.flatMap(log, (e) =>
       e.append({
@@ -121,6 +159,8 @@ export const decide = (options: {
           tool,
           calls: calls.map((c) => (c.tool === "shell" ? { ...c, command: Evidence.redact(c.command) } : c)),
           decision: decision.decision,
+          gate: gate.decision,
+          where: placed.where,
           answer: answer._tag,
           rewritten: answer._tag === "allow" && answer.toolInput !== undefined,
           approval,

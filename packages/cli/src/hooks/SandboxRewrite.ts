@@ -36,7 +36,13 @@ export interface Launcher {
  */
 export const wrap = (
   launcher: Launcher,
-  options: { readonly workspace: string; readonly level: Autonomy.Level; readonly command: string }
+  options: {
+    readonly workspace: string
+    readonly level: Autonomy.Level
+    readonly command: string
+    /** The policy file whose `sandbox` section applies. */
+    readonly rules?: string | null | undefined
+  }
 ): string =>
   [
     launcher.node,
@@ -46,6 +52,7 @@ export const wrap = (
     options.workspace,
     "--level",
     options.level,
+    ...(options.rules === undefined || options.rules === null ? [] : ["--rules", options.rules]),
     "--",
     "bash",
     "-c",

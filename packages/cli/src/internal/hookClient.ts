@@ -111,9 +111,6 @@ const readStdin = (): Promise<string> =>
     process.stdin.on("error", reject)
   })
 
-/** The launcher of `steward sandbox` when this build has the sandbox, for the rewrite. */
-const containment = () => ({ launcher: undefined })
-
 /** Run `steward hook …` (`args`: the words after `hook`). */
 export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   if (args[0] === "--serve" && args[1] !== undefined) {
@@ -121,7 +118,7 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
     const Host = await import("../hooks/Host.js")
     await Host.serve(args[1], {
       idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
-      containment: containment()
+      entry: process.argv[1]
     })
     return process.exit(0)
   }
@@ -149,7 +146,7 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
     const answered = await askServer(call)
     if (answered !== undefined) return finish(answered)
     const Host = await import("../hooks/Host.js")
-    finish(await Host.runOnce(call, containment()))
+    finish(await Host.runOnce(call))
   } catch (error) {
     await failClosed(error instanceof Error ? error.message : String(error))
   }
