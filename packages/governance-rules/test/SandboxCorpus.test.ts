@@ -10,7 +10,7 @@ import { skipReason, snapshot } from "./sandboxHelpers.js"
 // Issue 31 Acceptance: every `runVerified` case of both red-team corpora, run as a harmless copy
 // inside the sandbox at its level with a grant-all rule set (only the boundary stands), does not
 // do what its class says — or, where only the gate can stop the class, the gate (with the
-// boundary on) does not allow it. ADR 0212 lists the gate-only classes.
+// boundary on) does not allow it. ADR 0214 lists the gate-only classes.
 const suite = skipReason === null ? describe : describe.skip
 
 interface Case {
