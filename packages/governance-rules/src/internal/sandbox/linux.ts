@@ -260,9 +260,14 @@ const execute = async (run: Execution): Promise<Sandbox.Completed> => {
     for (const group of groups) Cgroup.remove(group)
     if (!locked) await Placeholders.lock(registryDir)
     try {
-      if (registry !== null) Placeholders.release(registry)
+      if (registry !== null) {
+        Placeholders.release(registry)
+        Placeholders.forget(registry)
+      }
     } finally {
       Placeholders.unlock(registryDir)
+      // fails while another run holds the mutex or is registered: then it is theirs to remove
+      fs.rmdir(registryDir, () => {})
     }
     await proxy?.close()
   }

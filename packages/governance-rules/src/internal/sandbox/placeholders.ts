@@ -52,7 +52,13 @@ export const lock = async (dir: string): Promise<void> => {
       fs.writeFileSync(path.join(mutex, "owner"), String(process.pid))
       return
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      const code = (error as NodeJS.ErrnoException).code
+      // the last run of another process removed the empty registry just now: make it again
+      if (code === "ENOENT") {
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+        continue
+      }
+      if (code !== "EEXIST") throw error
     }
     let owner = NaN
     try {
@@ -161,4 +167,15 @@ export const release = (registry: Registry): void => {
   // One that was filled by someone outside the sandbox is kept (and forgotten).
   for (const { content, target } of records) removeUntouched(target, content)
   writeManifest(registry.dir, [])
+}
+
+/** After the last run on a workspace: its empty registry goes (non-recursive removals only). @internal */
+export const forget = (registry: Registry): void => {
+  try {
+    if (readManifest(registry.dir).length > 0) return
+    fs.rmdirSync(path.join(registry.dir, "users"))
+    fs.rmSync(manifestOf(registry.dir), { force: true })
+  } catch {
+    // another run is registered: it stays
+  }
 }
