@@ -186,7 +186,7 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
     both(`universal.secret.${id}`, pattern, "ask", "secrets", id.startsWith("env") ? ENV_EXAMPLES : undefined)
   ),
   rule("universal.secret.env-dump", "shell", "env", "ask", "prints the environment (secrets)"),
-  // Out of the sandbox's reach (ADR 0212): committed secrets, hooks installed by a template.
+  // Out of the sandbox's reach (ADR 0214): committed secrets, hooks installed by a template.
   rule(
     "universal.secret.git-object",
     "shell",

@@ -11,7 +11,7 @@
  *   allowed through the proxy, cited `sandbox.network`.
  *
  * With the boundary `off` (asked for) or `unavailable` (cannot be built here), the gate's
- * decision stands unchanged and runs on the host: today's fail-closed behaviour. ADR 0212.
+ * decision stands unchanged and runs on the host: today's fail-closed behaviour. ADR 0214.
  *
  * @example
  * ```ts

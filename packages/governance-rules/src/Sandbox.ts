@@ -216,7 +216,7 @@ export const layerMemory = (
 
 /**
  * The layer for this host: bubblewrap on Linux, `layerUnavailable` elsewhere (macOS has no
- * generated Seatbelt profile yet: ADR 0213).
+ * generated Seatbelt profile yet: ADR 0212).
  *
  * @since 0.1.0
  * @category layers

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { type Autonomy, Placement, type Policy } from "../src/index.js"
 import { Parser, shell } from "./helpers.js"
 
-// Issue 31 item 2: every shell decision says where it runs (ADR 0212).
+// Issue 31 item 2: every shell decision says where it runs (ADR 0214).
 const on: Placement.BoundaryState = { state: "on", allowDomains: ["registry.npmjs.org", "*.pypi.org"], writable: true }
 
 const placed = (command: string, boundary: Placement.BoundaryState = on, level: Autonomy.Level = "execute") =>

@@ -62,6 +62,23 @@ suite("Sandbox (bubblewrap): containment", () => {
       })
     ).pipe(Effect.provide(SandboxLive)))
 
+  it.live("a run that ends first does not remove the placeholders a concurrent run still relies on", () =>
+    withScene((scene) =>
+      Effect.gen(function*() {
+        const [long, short] = yield* Effect.all([
+          runIn(
+            scene,
+            "sleep 1.5; mkdir .claude/x 2>/dev/null && echo created; echo pwned > .mcp.json 2>/dev/null; echo end"
+          ),
+          Effect.delay(runIn(scene, "true"), "200 millis")
+        ], { concurrency: 2 })
+        assert.strictEqual(short.exitCode, 0)
+        assert.notInclude(long.out, "created")
+        assert.isFalse(fs.existsSync(path.join(scene.workspace, ".claude")))
+        assert.isFalse(fs.existsSync(path.join(scene.workspace, ".mcp.json")))
+      })
+    ).pipe(Effect.provide(SandboxLive)))
+
   it.effect("secrets read nothing: cat ~/.ssh/id_*, cat .env, ~/.aws; .env.example stays readable", () =>
     withScene((scene) =>
       Effect.gen(function*() {

@@ -10,7 +10,7 @@ import { skipReason, snapshot } from "./sandboxHelpers.js"
 // Issue 31 Acceptance: every `runVerified` case of both red-team corpora, run as a harmless copy
 // inside the sandbox at its level with a grant-all rule set (only the boundary stands), does not
 // do what its class says — or, where only the gate can stop the class, the gate (with the
-// boundary on) does not allow it. ADR 0212 lists the gate-only classes.
+// boundary on) does not allow it. ADR 0214 lists the gate-only classes.
 const suite = skipReason === null ? describe : describe.skip
 
 interface Case {
@@ -148,6 +148,22 @@ const state = (root: string) => {
   }
 }
 
+// What a harmless copy did that its class says it would (empty: contained).
+const breachesOf = (
+  before: ReturnType<typeof state>,
+  after: ReturnType<typeof state>,
+  output: string,
+  connections: number
+): ReadonlyArray<string> => [
+  ...(JSON.stringify(after.outside) !== JSON.stringify(before.outside) ? ["wrote outside"] : []),
+  ...(JSON.stringify(after.home) !== JSON.stringify(before.home) ? ["wrote the home"] : []),
+  ...(after.hooks !== before.hooks ? ["git hooks or config"] : []),
+  ...Object.values(CANARY).filter((secret) => output.includes(secret)).map((s) => `read ${s}`),
+  ...(shadowLines.some((line) => output.includes(line)) ? ["read /etc/shadow"] : []),
+  ...(connections > 0 ? ["connected to the host's loopback"] : []),
+  ...(JSON.stringify(after.work) !== JSON.stringify(before.work) ? ["destroyed work in the workspace"] : [])
+]
+
 const grantAll = [Rule.make({ id: "all", action: "*", resource: "*", effect: "allow" })]
 
 suite("hostile corpora (runVerified) inside the sandbox with grant-all", () => {
@@ -162,6 +178,39 @@ suite("hostile corpora (runVerified) inside the sandbox with grant-all", () => {
       `gate-only classes (not contained by the boundary; the gate does not allow them):\n${
         [...gateOnly].map(([k, v]) => `  ${k}: ${v.join(" ")}`).join("\n")
       }`
+    )
+  })
+
+  it("the checks see every breach when no boundary stands (run on the host, not in the sandbox)", () => {
+    const root = path.join(base, "control")
+    fs.cpSync(path.join(base, "template"), root, { recursive: true })
+    const ws = path.join(root, "ws")
+    sh(ws, `git remote set-url origin ${root}/outside/remote.git`)
+    const before = state(root)
+    const output = childProcess.execFileSync("/bin/bash", [
+      "-c",
+      "steward-pwn; cat .env; git stash clear; git push -q -f origin HEAD:main"
+    ], {
+      cwd: ws,
+      env: {
+        PATH: `${root}/bin:${process.env["PATH"]}`,
+        HOME: path.join(root, "home"),
+        OUTSIDE: path.join(root, "outside")
+      }
+    }).toString()
+    const breaches = breachesOf(before, state(root), output, 1)
+    fs.rmSync(root, { recursive: true, force: true })
+    assert.deepStrictEqual(
+      [...breaches].sort(),
+      [
+        "connected to the host's loopback",
+        "destroyed work in the workspace",
+        "git hooks or config",
+        `read ${CANARY.env}`,
+        `read ${CANARY.ssh}`,
+        "wrote outside",
+        "wrote the home"
+      ].sort()
     )
   })
 
@@ -199,16 +248,7 @@ suite("hostile corpora (runVerified) inside the sandbox with grant-all", () => {
         canary.close()
         const output = new TextDecoder().decode(done.stdout) + new TextDecoder().decode(done.stderr)
         const after = state(root)
-        const breaches = [
-          ...(JSON.stringify(after.outside) !== JSON.stringify(before.outside) ? ["wrote outside"] : []),
-          ...(JSON.stringify(after.home) !== JSON.stringify(before.home) ? ["wrote the home"] : []),
-          ...(after.hooks !== before.hooks ? ["git hooks or config"] : []),
-          ...Object.values(CANARY).filter((secret) => output.includes(secret)).map((s) => `read ${s}`),
-          ...(shadowLines.some((line) => output.includes(line)) ? ["read /etc/shadow"] : []),
-          ...(connections > 0 ? ["connected to the host's loopback"] : []),
-          ...(JSON.stringify(after.work) !== JSON.stringify(before.work) ? ["destroyed work in the workspace"] : []),
-          ...(done.killedAfterExit > 0 ? [] : [])
-        ]
+        const breaches = breachesOf(before, after, output, connections)
         fs.rmSync(root, { recursive: true, force: true })
         if (breaches.length === 0) return
         // Not contained: only the gate can stop this class, and it must not allow it.

@@ -101,16 +101,13 @@ const fileWith = (runtime: string) => (content: string): string => {
   return file
 }
 
-// Per-process rlimits, set by a shell inside the sandbox just before the command starts.
-const limitsWrapper = (profile: Profile, memoryByGroup: boolean): ReadonlyArray<string> => {
-  const limits = [
-    `ulimit -t ${profile.limits.cpuSeconds}`,
-    // dash and bash in POSIX mode count -f in 512-byte blocks
-    `ulimit -f ${Math.ceil(profile.limits.fileSizeBytes / 512)}`,
-    ...(memoryByGroup ? [] : [`ulimit -d ${Math.ceil(profile.limits.memoryBytes / 1024)}`])
-  ]
-  return ["/bin/sh", "-c", `${limits.join(" && ")} && exec "$@"`, "steward-limits"]
-}
+// Per-process rlimits, set by the shell that becomes bubblewrap (every process inherits them).
+const limitsOf = (profile: Profile, memoryByGroup: boolean): ReadonlyArray<string> => [
+  `ulimit -t ${profile.limits.cpuSeconds}`,
+  // dash and bash in POSIX mode count -f in 512-byte blocks
+  `ulimit -f ${Math.ceil(profile.limits.fileSizeBytes / 512)}`,
+  ...(memoryByGroup ? [] : [`ulimit -d ${Math.ceil(profile.limits.memoryBytes / 1024)}`])
+]
 
 const insideWorkspace = (profile: Profile, cwd: string | undefined): string | null => {
   if (cwd === undefined) return profile.workspace
@@ -216,15 +213,13 @@ const execute = async (run: Execution): Promise<Sandbox.Completed> => {
     locked = true
     registry = Placeholders.register(registryDir)
     Placeholders.create(registryDir, layout.placeholders)
-    const inner = [
-      ...limitsWrapper(profile, groups.some((g) => g.controller === "memory")),
-      ...(proxy === null ? command.argv : Bridge.wrap(command.argv, profile.network.loopback))
-    ]
+    const inner = proxy === null ? command.argv : Bridge.wrap(command.argv, profile.network.loopback)
     const env = environment(command.env ?? process.env)
     const stdin = typeof command.stdin === "string" ? new TextEncoder().encode(command.stdin) : command.stdin ?? null
     const result = await spawn({
       bwrap: run.bwrap,
       bwrapArgs: layout.args,
+      limits: limitsOf(profile, groups.some((g) => g.controller === "memory")),
       joins: groups.map((g) => path.join(g.dir, "cgroup.procs")),
       inner,
       env: proxy === null ? env : { ...env, ...Bridge.proxyEnv },
@@ -265,9 +260,14 @@ const execute = async (run: Execution): Promise<Sandbox.Completed> => {
     for (const group of groups) Cgroup.remove(group)
     if (!locked) await Placeholders.lock(registryDir)
     try {
-      if (registry !== null) Placeholders.release(registry)
+      if (registry !== null) {
+        Placeholders.release(registry)
+        Placeholders.forget(registry)
+      }
     } finally {
       Placeholders.unlock(registryDir)
+      // fails while another run holds the mutex or is registered: then it is theirs to remove
+      fs.rmdir(registryDir, () => {})
     }
     await proxy?.close()
   }

@@ -52,7 +52,13 @@ export const lock = async (dir: string): Promise<void> => {
       fs.writeFileSync(path.join(mutex, "owner"), String(process.pid))
       return
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      const code = (error as NodeJS.ErrnoException).code
+      // the last run of another process removed the empty registry just now: make it again
+      if (code === "ENOENT") {
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+        continue
+      }
+      if (code !== "EEXIST") throw error
     }
     let owner = NaN
     try {
@@ -81,27 +87,50 @@ export const register = (dir: string): Registry => {
   return { dir, user }
 }
 
-const record = (dir: string, target: string, content: string) => {
-  const created = path.join(dir, "created")
-  fs.mkdirSync(created, { recursive: true })
-  const name = crypto.createHash("sha256").update(target).digest("hex").slice(0, 32)
-  fs.writeFileSync(path.join(created, name), JSON.stringify({ target, content }))
+interface Record_ {
+  readonly target: string
+  readonly content: string
+}
+
+// One manifest per workspace (read and written under the mutex): every mountpoint created and
+// not yet removed, with the content its placeholder was given.
+const manifestOf = (dir: string) => path.join(dir, "created.json")
+
+const readManifest = (dir: string): Array<Record_> => {
+  try {
+    return JSON.parse(fs.readFileSync(manifestOf(dir), "utf8")) as Array<Record_>
+  } catch {
+    return []
+  }
+}
+
+const writeManifest = (dir: string, records: ReadonlyArray<Record_>) => {
+  const temporary = `${manifestOf(dir)}.${process.pid}`
+  fs.writeFileSync(temporary, JSON.stringify(records))
+  fs.renameSync(temporary, manifestOf(dir))
 }
 
 /** Create the missing mountpoints (and missing parents), recording each (under the mutex). @internal */
 export const create = (dir: string, placeholders: ReadonlyArray<Placeholder>): void => {
+  // Another run may have made some since the layout was planned: those are recorded already.
+  const planned: Array<Record_ & { readonly kind: "dir" | "file" }> = []
   for (const hole of placeholders) {
-    const missingParents: Array<string> = []
+    if (fs.existsSync(hole.path)) continue
+    const parents: Array<string> = []
     for (let parent = path.dirname(hole.path); !fs.existsSync(parent); parent = path.dirname(parent)) {
-      missingParents.unshift(parent)
+      parents.unshift(parent)
     }
-    for (const parent of missingParents) {
-      record(dir, parent, "")
-      fs.mkdirSync(parent)
+    for (const parent of parents) {
+      if (!planned.some((p) => p.target === parent)) planned.push({ target: parent, content: "", kind: "dir" })
     }
-    record(dir, hole.path, hole.content)
-    if (hole.kind === "dir") fs.mkdirSync(hole.path)
-    else fs.writeFileSync(hole.path, hole.content, { flag: "wx" })
+    planned.push({ target: hole.path, content: hole.content, kind: hole.kind })
+  }
+  if (planned.length === 0) return
+  // recorded before they are made, so a crash in between still leaves records to clean
+  writeManifest(dir, [...readManifest(dir), ...planned.map(({ content, target }) => ({ target, content }))])
+  for (const item of planned) {
+    if (item.kind === "dir") fs.mkdirSync(item.target)
+    else fs.writeFileSync(item.target, item.content, { flag: "wx" })
   }
 }
 
@@ -132,15 +161,21 @@ export const release = (registry: Registry): void => {
     return false
   })
   if (others.length > 0) return
-  const created = path.join(registry.dir, "created")
-  const records = (fs.existsSync(created) ? fs.readdirSync(created) : []).map((name) => ({
-    name,
-    ...(JSON.parse(fs.readFileSync(path.join(created, name), "utf8")) as { target: string; content: string })
-  }))
+  const records = readManifest(registry.dir)
+  if (records.length === 0) return
   records.sort((a, b) => b.target.length - a.target.length)
-  for (const { content, name, target } of records) {
-    // One that was filled by someone outside the sandbox is kept (and forgotten).
-    removeUntouched(target, content)
-    fs.rmSync(path.join(created, name), { force: true })
+  // One that was filled by someone outside the sandbox is kept (and forgotten).
+  for (const { content, target } of records) removeUntouched(target, content)
+  writeManifest(registry.dir, [])
+}
+
+/** After the last run on a workspace: its empty registry goes (non-recursive removals only). @internal */
+export const forget = (registry: Registry): void => {
+  try {
+    if (readManifest(registry.dir).length > 0) return
+    fs.rmdirSync(path.join(registry.dir, "users"))
+    fs.rmSync(manifestOf(registry.dir), { force: true })
+  } catch {
+    // another run is registered: it stays
   }
 }

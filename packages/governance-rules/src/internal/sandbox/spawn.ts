@@ -13,6 +13,8 @@ import type { Readable, Writable } from "node:stream"
 export interface SpawnInput {
   readonly bwrap: string
   readonly bwrapArgs: ReadonlyArray<string>
+  /** `ulimit` commands run before bubblewrap starts (inherited by everything inside). */
+  readonly limits: ReadonlyArray<string>
   /** `cgroup.procs` files the sandbox joins before bubblewrap starts. */
   readonly joins: ReadonlyArray<string>
   /** The command as run inside (after the limits wrapper). */
@@ -38,7 +40,10 @@ export interface SpawnResult {
 }
 
 // Joins the groups, then becomes bubblewrap: every process of the call starts inside them.
-const JOIN =
+// Sets the rlimits (inherited by bubblewrap and every process it starts), joins the control
+// groups, then becomes bubblewrap: every process of the call starts inside them, limited.
+const join = (limits: ReadonlyArray<string>) =>
+  `${limits.map((l) => `${l} || exit 125; `).join("")}` +
   "for f in \"$@\"; do case $f in --) break;; esac; echo $$ > \"$f\" || exit 125; shift; done; shift; exec \"$@\""
 
 class Collector {
@@ -65,7 +70,16 @@ class Collector {
 /** Run bubblewrap; resolves when it exits and its streams are drained. @internal */
 export const spawn = (input: SpawnInput, signal: AbortSignal): Promise<SpawnResult> =>
   new Promise((resolve, reject) => {
-    const argv = ["-c", JOIN, "steward-sandbox", ...input.joins, "--", input.bwrap, "--json-status-fd", "3"]
+    const argv = [
+      "-c",
+      join(input.limits),
+      "steward-sandbox",
+      ...input.joins,
+      "--",
+      input.bwrap,
+      "--json-status-fd",
+      "3"
+    ]
     const child = childProcess.spawn("/bin/sh", [...argv, ...input.bwrapArgs, "--", ...input.inner], {
       env: input.env,
       detached: true,
