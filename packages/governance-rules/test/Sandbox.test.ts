@@ -13,6 +13,12 @@ const suite = skipReason === null ? describe : describe.skip
 const withScene = <A, E, R>(body: (scene: Scene) => Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(Effect.sync(makeScene), body, (scene) => Effect.sync(() => removeScene(scene)))
 
+// Suites run in parallel and other tests sleep too (`sleep 30` in harness-sessions' Tools test):
+// a duration unique to this process and moment names only the sleeps a test started itself.
+const uniqueNap = (seconds: number) => `${seconds}.${process.pid}${Date.now() % 100000}`
+const runningSleeps = (nap: string) =>
+  childProcess.spawnSync("pgrep", ["-f", `sleep ${nap.replace(".", "\\.")}`]).stdout.toString().trim()
+
 const PROTECTED_MISSING = [".claude", ".codex", ".gemini", ".mcp.json", ".vscode", ".husky", ".steward", ".npmrc"]
 
 suite("Sandbox (bubblewrap): containment", () => {
@@ -135,15 +141,17 @@ suite("Sandbox (bubblewrap): containment", () => {
   it.effect("a loop that starts processes (at most 2,000 attempts) stops at the process limit", () =>
     withScene((scene) =>
       Effect.gen(function*() {
-        // Node's spawn fails at once when fork is refused (bash would retry for seconds).
+        // Node's spawn fails at once when fork is refused (bash would retry for seconds). The sleep
+        // has a duration no other test uses, so the check below sees only this test's processes.
+        const nap = uniqueNap(30)
         const loop = "const cp=require('child_process');let ok=0;" +
-          "for(let i=0;i<2000;i++){const c=cp.spawn('sleep',['30']);c.on('error',()=>{});if(c.pid===undefined)break;ok++}" +
+          `for(let i=0;i<2000;i++){const c=cp.spawn('sleep',['${nap}']);c.on('error',()=>{});if(c.pid===undefined)break;ok++}` +
           "console.log('started='+ok);process.exit(0)"
         const done = yield* runIn(scene, `node -e "${loop}"`, { policy: { limits: { processes: 40 } } })
         const started = Number(/started=(\d+)/.exec(done.out)?.[1] ?? "NaN")
         assert.isTrue(started < 40, `started ${started} processes under a limit of 40`)
         assert.isTrue(done.processLimitHit)
-        assert.strictEqual(childProcess.spawnSync("pgrep", ["-f", "sleep 30"]).stdout.toString().trim(), "")
+        assert.strictEqual(runningSleeps(nap), "")
       })
     ).pipe(Effect.provide(SandboxLive)))
 
@@ -173,10 +181,11 @@ suite("Sandbox (bubblewrap): containment", () => {
   it.effect("a timeout kills the whole tree", () =>
     withScene((scene) =>
       Effect.gen(function*() {
-        const done = yield* runIn(scene, "sleep 1001 & sleep 1001", { timeoutMs: 300 })
+        const nap = uniqueNap(1001)
+        const done = yield* runIn(scene, `sleep ${nap} & sleep ${nap}`, { timeoutMs: 300 })
         assert.isTrue(done.timedOut)
         assert.isNull(done.exitCode)
-        assert.strictEqual(childProcess.spawnSync("pgrep", ["-f", "sleep 1001"]).stdout.toString().trim(), "")
+        assert.strictEqual(runningSleeps(nap), "")
       })
     ).pipe(Effect.provide(SandboxLive)))
 
