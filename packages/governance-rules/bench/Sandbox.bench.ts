@@ -2,6 +2,13 @@
 // at most 10 ms added), and the proxy's added latency per connection beside a direct one. Run alone
 // (`node scripts/pnpm.mjs vitest bench --run packages/governance-rules/bench/Sandbox.bench.ts`)
 // and report the load (`uptime`) beside the figures.
+//
+// The start-up rows are measured in interleaved rounds (one of each per round, in turn), so a
+// load that comes and goes on a shared machine lands on every row alike; the medians and what
+// each adds to a bare spawn are printed at the end. The floor row is bubblewrap alone with the
+// same namespaces and no mounts of ours: what any bubblewrap sandbox costs on this host.
+//
+// Figures and their load: docs/performance/governance-rules.md; the floor and our share: ADR 0212.
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -26,25 +33,75 @@ const profileOf = (policy: unknown) =>
 const limited = await profileOf({})
 const unlimited = await profileOf({ limits: { processes: null } })
 const run = (profile: SandboxProfile.Profile) =>
-  runtime.runPromise(Effect.flatMap(Sandbox.Sandbox, (s) => s.run(profile, { argv: ["/bin/true"] })))
+  runtime.runPromise(Effect.flatMap(Sandbox.Sandbox, (s) => s.run(profile, { argv: ["/bin/true"] }))).then(() => {})
 
-const spawnBare = () =>
+const spawned = (file: string, args: ReadonlyArray<string>) => () =>
   new Promise<void>((resolve, reject) => {
-    const child = childProcess.spawn("/bin/true", { stdio: "ignore" })
+    const child = childProcess.spawn(file, args, { stdio: "ignore" })
     child.on("error", reject)
     child.on("close", () => resolve())
   })
 
-describe.skipIf(!available)("start a command: bare spawn vs the sandbox", () => {
-  bench("bare spawn /bin/true", spawnBare, { iterations: 60, warmupIterations: 5 })
-  bench("sandbox /bin/true (limits: pids + memory groups)", () => run(limited).then(() => {}), {
-    iterations: 60,
-    warmupIterations: 5
+// bubblewrap with the namespaces the sandbox makes, `/` read-only and nothing else of ours
+const floorArgs = [
+  "--unshare-pid",
+  "--unshare-net",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--die-with-parent",
+  "--new-session",
+  "--cap-drop",
+  "ALL",
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--",
+  "/bin/true"
+]
+
+const rows: ReadonlyArray<readonly [string, () => Promise<void>]> = [
+  ["bare spawn /bin/true", spawned("/bin/true", [])],
+  ["bubblewrap floor /bin/true", spawned("bwrap", floorArgs)],
+  ["sandbox /bin/true (limits: pids + memory groups)", () => run(limited)],
+  ["sandbox /bin/true (no process limit)", () => run(unlimited)]
+]
+const samples = new Map<string, Array<number>>(rows.map(([name]) => [name, []]))
+let round = 0
+
+const median = (xs: ReadonlyArray<number>) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)]!
+}
+
+afterAll(() => {
+  const bare = median(samples.get(rows[0]![0])!)
+  if (Number.isNaN(bare)) return
+  const lines = rows.map(([name]) => {
+    const m = median(samples.get(name)!)
+    return `  ${name.padEnd(50)} median ${m.toFixed(2).padStart(6)} ms  +${(m - bare).toFixed(2).padStart(6)} ms  ×${
+      (m / bare).toFixed(2)
+    }`
   })
-  bench("sandbox /bin/true (no process limit)", () => run(unlimited).then(() => {}), {
-    iterations: 60,
-    warmupIterations: 5
-  })
+  console.log(
+    `start a command, ${round} interleaved rounds (load ${os.loadavg()[0]!.toFixed(2)}):\n${lines.join("\n")}`
+  )
+})
+
+describe.skipIf(!available)("start a command: bare spawn, bubblewrap alone, the sandbox", () => {
+  bench("one interleaved round (each row once, rotating order)", async () => {
+    const offset = round++ % rows.length
+    for (let i = 0; i < rows.length; i++) {
+      const [name, start] = rows[(i + offset) % rows.length]!
+      const began = performance.now()
+      await start()
+      samples.get(name)!.push(performance.now() - began)
+    }
+  }, { iterations: 60, warmupIterations: 3 })
 })
 
 // One HTTP request on a new connection: straight to a local server, and through the proxy's

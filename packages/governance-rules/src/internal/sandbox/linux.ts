@@ -212,7 +212,7 @@ const execute = async (run: Execution): Promise<Sandbox.Completed> => {
     await Placeholders.lock(registryDir)
     locked = true
     registry = Placeholders.register(registryDir)
-    Placeholders.create(registryDir, layout.placeholders)
+    await Placeholders.create(registryDir, layout.placeholders)
     const inner = proxy === null ? command.argv : Bridge.wrap(command.argv, profile.network.loopback)
     const env = environment(command.env ?? process.env)
     const stdin = typeof command.stdin === "string" ? new TextEncoder().encode(command.stdin) : command.stdin ?? null
@@ -260,14 +260,9 @@ const execute = async (run: Execution): Promise<Sandbox.Completed> => {
     for (const group of groups) Cgroup.remove(group)
     if (!locked) await Placeholders.lock(registryDir)
     try {
-      if (registry !== null) {
-        Placeholders.release(registry)
-        Placeholders.forget(registry)
-      }
+      if (registry !== null) await Placeholders.release(registry)
     } finally {
       Placeholders.unlock(registryDir)
-      // fails while another run holds the mutex or is registered: then it is theirs to remove
-      fs.rmdir(registryDir, () => {})
     }
     await proxy?.close()
   }
