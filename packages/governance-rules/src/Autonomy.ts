@@ -18,6 +18,7 @@
 import * as Schema from "effect/Schema"
 import { INTERPRETERS, SHELLS } from "./internal/analyze/programs.js"
 import * as Network from "./internal/network.js"
+import * as ProtectedPaths from "./ProtectedPaths.js"
 import type { Action, RuleEffect } from "./Rule.js"
 import * as Rule from "./Rule.js"
 
@@ -74,37 +75,25 @@ const both = (id: string, resource: string, effect: RuleEffect, note: string, ex
 const BLOCK_DEVICES =
   "/dev/{sd*,hd*,vd*,xvd*,nvme*,mmcblk*,disk*,dm-*,md*,loop*,sr*,nbd*,zd*,mtd*,rbd*,drbd*,bcache*,zram*,ram*,sg*,mapper/**,disk/**,zvol/**,mem,kmem,port}"
 
-const ENV_EXAMPLES = [
-  "**/.env.example",
-  "**/.env.sample",
-  "**/.env.template",
-  "**/.env.dist",
-  "**/.env.defaults",
-  "**/*.env.example"
-]
+const ENV_EXAMPLES = ProtectedPaths.templateNames.map((glob) => `**/${glob}`)
 
+// Secret files by name come from the one list the sandbox masks from (`ProtectedPaths`); the
+// rest are places that hold credentials whatever the file is called.
 const SECRET_PATHS: ReadonlyArray<readonly [string, string]> = [
-  ["env", "**/.env"],
-  ["env-variant", "**/.env.*"],
-  ["env-suffix", "**/*.env"],
-  ["pem", "**/*.pem"],
-  ["key", "**/*.key"],
-  ["pkcs12", "**/*.{p12,pfx}"],
-  ["ssh-key", "**/id_{rsa,dsa,ecdsa,ed25519}*"],
+  ...ProtectedPaths.secretNames.map(([id, glob]) => [id, `**/${glob}`] as const),
+  ["ssh-key-public", "**/id_{rsa,dsa,ecdsa,ed25519}*"],
   ["ssh-dir", "**/.ssh/**"],
   ["aws", "**/.aws/{credentials,config}"],
-  ["netrc", "**/.netrc"],
   ["npmrc", "**/.npmrc"],
-  ["pypirc", "**/.pypirc"],
-  ["git-credentials", "**/.git-credentials"],
   ["docker-config", "**/.docker/config.json"],
   ["kube-config", "**/.kube/config"],
   ["gh-hosts", "**/.config/gh/hosts.yml"],
+  ["gcloud", "**/.config/gcloud/**"],
+  ["azure", "**/.azure/**"],
   ["gnupg", "**/.gnupg/**"],
-  ["credentials-json", "**/credentials.json"],
+  ["password-store", "**/.password-store/**"],
   ["proc-environ", "/proc/*/environ"],
   ["direnv", "**/.envrc"],
-  ["terraform-state", "**/*.tfstate{,.backup}"],
   ["shadow", "/etc/{shadow,gshadow,sudoers}"]
 ]
 
@@ -145,8 +134,19 @@ const PUBLISH: ReadonlyArray<readonly [string, string]> = [
 
 const PUBLISH_EXCEPT: Partial<Record<string, ReadonlyArray<string>>> = { "git-push": ["git push --dry-run *"] }
 
-// Files whose content something runs later (git hooks and config, direnv, editor tasks).
-const RUNS_LATER = ["**/.git/hooks/**", "**/.git/config", "**/.envrc", "**/.vscode/tasks.json"]
+// Files whose content something runs later or that hold the gate's own state: the protected list
+// the sandbox mounts read-only (`ProtectedPaths`), a directory with everything under it; and the
+// git directory itself as a destination (extracting or copying into it installs hooks and config).
+const RUNS_LATER: ReadonlyArray<readonly [string, string]> = [
+  ...ProtectedPaths.workspaceProtected.map((entry) => {
+    const where = `**/${entry.path.replaceAll("/*/", "/**/")}`
+    return [
+      entry.path.replaceAll("/*", "").replace(/^\./, ""),
+      entry.kind === "dir" ? `${where}{,/**}` : where
+    ] as const
+  }),
+  ["git-dir", "**/.git"]
+]
 
 const LOOPBACK = ["localhost", "127.0.0.1", "\\[::1\\]"]
 
@@ -179,8 +179,14 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
   ...PUBLISH.map(([id, pattern]) =>
     rule(`universal.publish.${id}`, "shell", pattern, "ask", "publishing leaves the machine", PUBLISH_EXCEPT[id])
   ),
-  ...RUNS_LATER.map((pattern, i) =>
-    rule(`universal.runs-later.${i}`, "write", pattern, "ask", "a file whose content runs later (hooks, config, tasks)")
+  ...RUNS_LATER.map(([id, pattern]) =>
+    rule(
+      `universal.runs-later.${id}`,
+      "write",
+      pattern,
+      "ask",
+      "a file whose content runs later (hooks, config, tasks) or the gate's own state"
+    )
   ),
   ...SECRET_PATHS.flatMap(([id, pattern]) =>
     both(`universal.secret.${id}`, pattern, "ask", "secrets", id.startsWith("env") ? ENV_EXAMPLES : undefined)
@@ -208,50 +214,9 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
 ]
 
 const READ_ONLY_COMMANDS = [
-  "ls",
-  "cat",
-  "head",
-  "tail",
-  "less",
-  "more",
-  "grep",
-  "egrep",
-  "fgrep",
-  "rg",
-  "ag",
-  "wc",
-  "sort",
-  "uniq",
-  "cut",
-  "diff",
-  "cmp",
-  "file",
-  "stat",
-  "du",
-  "df",
-  "pwd",
-  "echo",
-  "printf",
-  "which",
-  "type",
-  "tree",
-  "basename",
-  "dirname",
-  "realpath",
-  "readlink",
-  "date",
-  "whoami",
-  "id",
-  "uname",
-  "hostname",
-  "jq",
-  "true",
-  "false",
-  "test",
-  "sha256sum",
-  "sha1sum",
-  "md5sum",
-  "find",
+  ...("ls cat head tail less more grep egrep fgrep rg ag wc sort uniq cut diff cmp file stat du df pwd").split(" "),
+  ...("echo printf which type tree basename dirname realpath readlink date whoami id uname hostname jq true false test sha256sum sha1sum md5sum find")
+    .split(" "),
   "git status",
   "git log",
   "git diff",

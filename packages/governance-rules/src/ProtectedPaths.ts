@@ -109,16 +109,72 @@ export const homeMasked: ReadonlyArray<Entry> = [
   entry(".password-store", "dir", "credentials")
 ]
 
-// Secret file names (the gate's universal secret rules say the same in glob form).
-const SECRET_NAME =
-  /^\.env(\..+)?$|\.env$|\.pem$|\.key$|^id_(rsa|dsa|ecdsa|ed25519)$|^\.netrc$|^\.pypirc$|^credentials(\.json)?$|\.p12$|\.pfx$|\.ppk$|^\.git-credentials$|^\.htpasswd$|\.kdbx$|\.tfstate(\.backup)?$|^\.dev\.vars$|^\.my\.cnf$|^\.s3cfg$|^gha-creds-.*\.json$/
+/**
+ * Secret files by name (a glob over the file name, not the path): the sandbox masks the files
+ * whose name matches, and the gate asks before reading or writing them (`universal.secret.<id>`).
+ * Their committed templates (`templateNames`) are meant to be read.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const secretNames: ReadonlyArray<readonly [id: string, glob: string]> = [
+  ["env", ".env"],
+  ["env-variant", ".env.*"],
+  ["env-suffix", "*.env"],
+  ["pem", "*.pem"],
+  ["key", "*.key"],
+  ["pkcs12", "*.{p12,pfx}"],
+  ["ssh-key", "id_{rsa,dsa,ecdsa,ed25519}"],
+  ["netrc", ".netrc"],
+  ["pypirc", ".pypirc"],
+  ["git-credentials", ".git-credentials"],
+  ["credentials-json", "credentials{,.json}"],
+  ["putty-key", "*.ppk"],
+  ["htpasswd", ".htpasswd"],
+  ["keepass", "*.kdbx"],
+  ["terraform-state", "*.tfstate{,.backup}"],
+  ["cloudflare-dev-vars", ".dev.vars"],
+  ["mysql-client", ".my.cnf"],
+  ["s3cmd", ".s3cfg"],
+  ["gcloud-action-creds", "gha-creds-*.json"]
+]
 
-// Committed templates of a secret file: their content is meant to be read.
-const TEMPLATE_NAME = /^\.env\.(example|sample|template|dist|defaults)$|\.env\.example$/
+/**
+ * Committed templates of a secret file (`.env.example`): their content is meant to be read.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const templateNames: ReadonlyArray<string> = [
+  ".env.{example,sample,template,dist,defaults}",
+  "*.env.example"
+]
+
+// The same globs as one expression each (names only: `*` never crosses a `/`).
+const globToRegExp = (globs: ReadonlyArray<string>): RegExp => {
+  const one = (glob: string): string => {
+    let out = ""
+    for (let i = 0; i < glob.length; i++) {
+      const c = glob[i]!
+      if (c === "*") out += "[^/]*"
+      else if (c === "?") out += "[^/]"
+      else if (c === "{") {
+        const close = glob.indexOf("}", i)
+        out += `(?:${glob.slice(i + 1, close).split(",").map(one).join("|")})`
+        i = close
+      } else out += c.replace(/[.+^$()|[\]\\]/g, "\\$&")
+    }
+    return out
+  }
+  return new RegExp(`^(?:${globs.map(one).join("|")})$`)
+}
+
+const SECRET_NAME = globToRegExp(secretNames.map(([, glob]) => glob))
+const TEMPLATE_NAME = globToRegExp(templateNames)
 
 /**
  * Whether a file name (not a path) holds secrets: `.env` and its variants but not their templates
- * (`.env.example`), keys, certificates' private parts, credential files.
+ * (`.env.example`), keys, certificates' private parts, credential files (`secretNames`).
  *
  * @since 0.1.0
  * @category predicates

@@ -14,7 +14,7 @@ type Corpus = typeof CORPORA[number]
 // corpus → "off"/"on" → [misses, nags] at most (all levels together)
 const CEILING: Record<Corpus, Record<"off" | "on", readonly [number, number]>> = {
   "hostile-commands.jsonl": { off: [0, 0], on: [40, 0] },
-  "hostile-commands-v2.jsonl": { off: [94, 16], on: [112, 8] },
+  "hostile-commands-v2.jsonl": { off: [74, 16], on: [92, 8] },
   "routine-commands.jsonl": { off: [7, 37], on: [11, 0] }
 }
 

@@ -3,9 +3,12 @@
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Files, Placement, Policy, Rule, ShellParser } from "../src/index.js"
-import { tempWorkspace } from "./helpers.js"
+
+// (not from helpers.ts: this module also runs outside vitest, for quick look-ups)
+const tempWorkspace = (): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-gov-")))
 
 export type Verdict = "allow" | "ask" | "deny"
 
