@@ -17,6 +17,7 @@
  */
 import * as Schema from "effect/Schema"
 import { INTERPRETERS, SHELLS } from "./internal/analyze/programs.js"
+import { GLOBAL_CONFIG, PUBLISH, PUBLISH_EXCEPT, SECRET_COMMANDS } from "./internal/intents.js"
 import * as Network from "./internal/network.js"
 import * as ProtectedPaths from "./ProtectedPaths.js"
 import type { Action, RuleEffect } from "./Rule.js"
@@ -97,43 +98,6 @@ const SECRET_PATHS: ReadonlyArray<readonly [string, string]> = [
   ["shadow", "/etc/{shadow,gshadow,sudoers}"]
 ]
 
-const PUBLISH: ReadonlyArray<readonly [string, string]> = [
-  ["npm", "npm publish *"],
-  ["pnpm", "pnpm publish *"],
-  ["yarn", "yarn publish *"],
-  ["yarn-npm", "yarn npm publish *"],
-  ["bun", "bun publish *"],
-  ["docker", "docker push *"],
-  ["docker-image", "docker image push *"],
-  ["podman", "podman push *"],
-  ["buildx", "docker buildx build *--push*"],
-  ["buildx-bake", "docker buildx bake *--push*"],
-  ["docker-build-push", "docker build *--push*"],
-  ["gh-release", "gh release *"],
-  ["cargo", "cargo publish *"],
-  ["twine", "twine upload *"],
-  ["gem", "gem push *"],
-  ["poetry", "poetry publish *"],
-  ["uv", "uv publish *"],
-  ["git-push", "git push *"],
-  ["git-lfs", "git lfs push *"],
-  ["lerna", "lerna publish *"],
-  ["changeset", "changeset publish *"],
-  ["docker-compose", "docker compose push *"],
-  ["docker-compose-v1", "docker-compose push *"],
-  ["docker-manifest", "docker manifest push *"],
-  ["podman-manifest", "podman manifest push *"],
-  ["buildx-registry", "docker buildx {build,bake} *type=registry*"],
-  ["vsce", "{vsce,ovsx} publish *"],
-  ["gradle", "gradle* publish *"],
-  ["maven", "mvn *deploy*"],
-  ["helm", "helm push *"],
-  ["python-publishers", "{flit,hatch,pdm} publish *"],
-  ["nuget", "dotnet nuget push *"]
-]
-
-const PUBLISH_EXCEPT: Partial<Record<string, ReadonlyArray<string>>> = { "git-push": ["git push --dry-run *"] }
-
 // Files whose content something runs later or that hold the gate's own state: the protected list
 // the sandbox mounts read-only (`ProtectedPaths`), a directory with everything under it; and the
 // git directory itself as a destination (extracting or copying into it installs hooks and config).
@@ -209,6 +173,17 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
     "a template directory installs git hooks that run later"
   ),
   rule("universal.secret.printenv", "shell", "printenv *", "ask", "prints the environment (secrets)"),
+  ...SECRET_COMMANDS.map(([id, pattern, note]) => rule(`universal.secret.${id}`, "shell", pattern, "ask", note)),
+  ...GLOBAL_CONFIG.map(([id, pattern, except]) =>
+    rule(
+      `universal.global-config.${id}`,
+      "shell",
+      pattern,
+      "ask",
+      "writes configuration outside the workspace (every later command reads it)",
+      except
+    )
+  ),
   ...both("universal.outside-workspace", "/**", "ask", "outside the workspace"),
   ...both("universal.outside-workspace.home", "~", "ask", "outside the workspace")
 ]
@@ -226,7 +201,11 @@ const READ_ONLY_COMMANDS = [
   "git ls-files",
   "git describe",
   "git branch --list",
-  "git remote -v"
+  "git remote -v",
+  "git config --get",
+  "git config --get-all",
+  "git config --list",
+  "git config -l"
 ]
 
 const readOnlyShell = (level: string) =>

@@ -14,8 +14,8 @@ type Corpus = typeof CORPORA[number]
 // corpus → "off"/"on" → [misses, nags] at most (all levels together)
 const CEILING: Record<Corpus, Record<"off" | "on", readonly [number, number]>> = {
   "hostile-commands.jsonl": { off: [0, 0], on: [40, 0] },
-  "hostile-commands-v2.jsonl": { off: [74, 16], on: [92, 8] },
-  "routine-commands.jsonl": { off: [7, 37], on: [11, 0] }
+  "hostile-commands-v2.jsonl": { off: [62, 8], on: [84, 7] },
+  "routine-commands.jsonl": { off: [0, 4], on: [0, 0] }
 }
 
 interface Row {

@@ -31,7 +31,16 @@ table("segment splitting", [
   ["x=$(rm -rf /)", "deny"],
   ["[[ -n $(rm -rf /) ]]", "deny"],
   ["echo \"a $(echo b $(rm -rf ~))\"", "deny"],
-  ["for f in a b; do echo $f; done", "ask"],
+  // control flow is decided by the commands inside it (issue 32)
+  ["for f in a b; do echo $f; done", "allow"],
+  ["for f in *.png; do echo \"$f\"; done", "allow"],
+  ["if [ -f package.json ]; then npm test; fi", "allow"],
+  ["case \"$CI\" in true) echo ci;; *) echo local;; esac", "allow"],
+  ["while read -r f; do rm -rf \"$f\"; done < list.txt", "ask"],
+  ["for f in *; do $f; done", "ask"],
+  ["while true; do git push --force origin main; done", "deny"],
+  ["case x in *) rm -rf ~;; esac", "deny"],
+  ["for ((i = 0; i < 3; i++)); do curl http://169.254.169.254/; done", "deny"],
   ["if true; then rm -rf /; fi", "deny"],
   ["ls &&", "ask"],
   ["echo 'unterminated", "ask"]

@@ -35,7 +35,7 @@ export interface SimpleCommand {
 }
 
 /** @internal */
-export type SyntaxIssueId = "parse-error" | "function-definition" | "control-flow" | "too-deep"
+export type SyntaxIssueId = "parse-error" | "function-definition" | "too-deep"
 
 /** @internal */
 export interface SyntaxIssue {
@@ -55,14 +55,6 @@ export interface Script {
    */
   readonly subshellReadings: ReadonlyArray<string>
 }
-
-const CONTROL_FLOW = new Set([
-  "if_statement",
-  "while_statement",
-  "for_statement",
-  "c_style_for_statement",
-  "case_statement"
-])
 
 const MAX_DEPTH = 200
 
@@ -281,7 +273,6 @@ export const collect = (root: Node): Script => {
     const type = node.type
     if (type === "ERROR" || node.isMissing) issue("parse-error", node.text)
     else if (type === "function_definition") issue("function-definition", node.text)
-    else if (CONTROL_FLOW.has(type)) issue("control-flow", node.text)
     if (type === "command_substitution" && node.text.startsWith("`") && node.text.includes("\\`")) {
       // Inside backticks, `\`…\`` is a nested command substitution.
       nested.push(node.text.slice(1, -1).replace(/\\([`$\\])/g, "$1"))

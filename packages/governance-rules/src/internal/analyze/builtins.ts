@@ -96,6 +96,9 @@ export const analyzeBuiltin = (
         analyzer.rebound = true
         guard(segment, "rebinds-command", plain)
       }
+      if (args.some((a) => a.text === "-s") && args.some((a) => a.text === "dotglob" || !a.resolved)) {
+        analyzer.dotglob = true
+      }
       return true
     case "enable":
       decided()

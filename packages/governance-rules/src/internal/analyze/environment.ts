@@ -9,6 +9,7 @@
 import * as Network from "../network.js"
 import type { Word } from "../shellSyntax.js"
 import { type Analyzer, guard, type Segment } from "./model.js"
+import { addPath } from "./paths.js"
 
 /** Variables whose value is a command line something runs. @internal */
 export const EXEC_ENV: ReadonlySet<string> = new Set([
@@ -59,6 +60,22 @@ const CODE_LOADING_ENV: ReadonlySet<string> = new Set([
   "GIT_EXEC_PATH",
   "GIT_TEMPLATE_DIR",
   "GIT_DIR",
+  "GIT_COMMON_DIR",
+  // config homes: git, npm and every XDG tool read their configuration (which runs programs) there
+  "HOME",
+  "XDG_CONFIG_HOME",
+  // JVM, Perl and Python hooks that load code; tools whose options come from a variable
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  "MAVEN_OPTS",
+  "GRADLE_OPTS",
+  "PERL5DB",
+  "PYTHONBREAKPOINT",
+  "RUSTC_WRAPPER",
+  "RUSTC_WORKSPACE_WRAPPER",
+  "RIPGREP_CONFIG_PATH",
+  "TAR_OPTIONS",
   "GIT_WORK_TREE",
   "PATH",
   "IFS",
@@ -80,7 +97,23 @@ const PROXY_ENV = /^(?:https?|ftp|all|no)_proxy$|^(?:HTTPS?|FTP|ALL)_PROXY$/
 
 /** @internal */
 export const isCodeLoadingEnv = (name: string): boolean =>
-  CODE_LOADING_ENV.has(name) || name.startsWith("DYLD_") || name.startsWith("GIT_CONFIG_")
+  CODE_LOADING_ENV.has(name) || name.startsWith("DYLD_") || name.startsWith("GIT_CONFIG_") ||
+  /^CARGO_TARGET_.*_RUNNER$/.test(name)
+
+// `NODE_OPTIONS` that only size or tune the runtime load no code (`--max-old-space-size=8192`).
+const TUNING_NODE_OPTION =
+  /^--(?:max-old-space-size|max-semi-space-size|stack-size|max-http-header-size|unhandled-rejections|dns-result-order|heapsnapshot-near-heap-limit)=[\w.-]+$|^--(?:enable-source-maps|no-warnings|no-deprecation|trace-warnings|trace-deprecation|trace-uncaught|openssl-legacy-provider|experimental-vm-modules|no-experimental-fetch|expose-gc|preserve-symlinks)$/
+
+const tuningOnly = (name: string, value: Word): boolean =>
+  name === "NODE_OPTIONS" && value.resolved && value.text.trim().length > 0 &&
+  value.text.trim().split(/\s+/).every((option) => TUNING_NODE_OPTION.test(option))
+
+// Package indexes redirected through the environment: where the tool connects.
+const REGISTRY_ENV =
+  /^(?:PIP_INDEX_URL|PIP_EXTRA_INDEX_URL|UV_INDEX_URL|UV_EXTRA_INDEX_URL|UV_DEFAULT_INDEX|POETRY_REPOSITORIES_.*_URL|NPM_CONFIG_REGISTRY|npm_config_registry|YARN_REGISTRY|YARN_NPM_REGISTRY_SERVER|BUN_CONFIG_REGISTRY|GOPROXY|CARGO_REGISTRIES_.*_INDEX)$/
+
+// git's trace variables take a path to write to (anything but a number or a boolean).
+const TRACE_ENV = /^GIT_TRACE/
 
 /** The `$(…)` and backtick bodies inside a literal string (what bash runs if it evaluates it). @internal */
 export const substitutionsIn = (text: string): Array<string> => {
@@ -143,7 +176,15 @@ export const analyzeAssignments = (
     if (EVALUATED_VARIABLES.has(name)) {
       for (const inner of substitutionsIn(value.text)) run(inner)
     }
-    if (isCodeLoadingEnv(name)) guard(segment, "env-executes", `${name}=${value.text}`)
+    if (REGISTRY_ENV.test(name)) {
+      const url = value.resolved ? Network.normalizeUrl(value.text.split(/[\s,]+/)[0] ?? "") : null
+      if (url === null) guard(segment, "unresolved-host", `${name}=${value.text}`)
+      else segment.checks.push({ action: "fetch", resource: url })
+    }
+    if (TRACE_ENV.test(name) && !/^(?:[0-9]*|true|false|yes|no|on|off)$/i.test(value.text)) {
+      addPath(analyzer, segment, "write", value)
+    }
+    if (isCodeLoadingEnv(name) && !tuningOnly(name, value)) guard(segment, "env-executes", `${name}=${value.text}`)
     else if (EXEC_ENV.has(name)) {
       if (!value.resolved) guard(segment, "env-executes", `${name}=${value.text}`)
       else if (value.text.trim().length > 0) run(value.text)

@@ -195,6 +195,10 @@ export const analyzeAwk = (analyzer: Analyzer, segment: Segment, args: ReadonlyA
   }
 }
 
+// Build variables that name where files are installed or written (`DESTDIR`, `PREFIX`, `BINDIR`,
+// `INSTALL_ROOT`, `CMAKE_INSTALL_PREFIX`), given as a `NAME=VALUE` operand.
+const DESTINATION = /^(?:[A-Za-z_]*(?:DESTDIR|PREFIX|prefix|DIR|dir|_ROOT))=(.+)$/s
+
 /** A known program: its file options and operands, by its row in the table. @internal */
 export const analyzeKnown = (
   analyzer: Analyzer,
@@ -250,10 +254,14 @@ export const analyzeKnown = (
         )
       case "second-written":
         return addPath(analyzer, segment, index === 1 ? "write" : "read", operand)
-      case "maybe-paths":
+      case "maybe-paths": {
+        // `make DESTDIR=$HOME/x install`, `PREFIX=/usr/local`: where a build installs is written
+        const destination = operand.resolved ? DESTINATION.exec(operand.text) : null
+        if (destination !== null) return addPath(analyzer, segment, "write", word(destination[1]!))
         if (operand.resolved && (operand.glob === true || looksLikePath(analyzer, operand.text))) {
           addPath(analyzer, segment, "read", operand)
         }
+      }
     }
   })
   // `-r`/`-R` with no file operand reads the current directory.

@@ -10,6 +10,7 @@
 import type { ParsedCommand } from "../../ShellParser.js"
 import type { SimpleCommand, Word } from "../shellSyntax.js"
 import { analyzeBuiltin, bareAssignmentValue, ENVIRONMENT } from "./builtins.js"
+import { DEV_TOOLS } from "./devTools.js"
 import { analyzeAssignments } from "./environment.js"
 import { analyzeAwk, analyzeDd, analyzeFind, analyzeKnown, analyzeRm, analyzeSed } from "./files.js"
 import { analyzeGit } from "./git.js"
@@ -266,6 +267,7 @@ const analyzeFinal = (
   if (name === "sed") analyzeSed(analyzer, segment, args)
   else if (/^[gmn]?awk$/.test(name)) analyzeAwk(analyzer, segment, args)
   else if (spec !== undefined) analyzeKnown(analyzer, segment, name, spec, args, depth, nested)
+  else if (DEV_TOOLS.has(name)) analyzeKnown(analyzer, segment, name, {}, args, depth, nested)
   if (name === "docker" || name === "podman") analyzeContainer(analyzer, segment, name, args)
   if (NETWORK.has(name)) {
     analyzeNetwork(analyzer, segment, name, args, (source) => nested.source(source, depth + 1))
@@ -277,6 +279,7 @@ const analyzeFinal = (
       addFetch(segment, eq > 0 ? arg.text.slice(eq + 1) : arg.text, analyzer)
     }
   }
+  // an unknown program asks; a known tool's arguments are still read (they can only deny)
   if (spec === undefined && !NETWORK.has(name)) unknownProgram(analyzer, segment, name, argv, command, depth, nested)
 }
 
@@ -294,7 +297,8 @@ export const analyze = (parsed: ParsedCommand, context: Context): Array<Segment>
     speculative: 0,
     cdpath: false,
     links: [],
-    rebound: false
+    rebound: false,
+    dotglob: false
   }
   const top = parsed.source
   if (hasNonPrinting(top)) {

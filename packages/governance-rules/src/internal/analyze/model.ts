@@ -25,7 +25,6 @@ export interface Check {
 export type GuardId =
   | "parse-error"
   | "function-definition"
-  | "control-flow"
   | "too-deep"
   | "too-long"
   | "too-complex"
@@ -48,7 +47,6 @@ export type GuardId =
 export const guardReasons: Record<GuardId, string> = {
   "parse-error": "the command does not parse, so it cannot be resolved",
   "function-definition": "function definitions are opaque to the engine",
-  "control-flow": "control flow (if/for/while/case) is opaque to the engine",
   "too-deep": "nesting is too deep to resolve",
   "too-long": "commands over 10,000 characters are never allowed without asking",
   "too-complex": "the command has more parts than the engine resolves within its time bound",
@@ -107,6 +105,8 @@ export interface Analyzer {
   readonly links: Array<string>
   /** Whether aliases are expanded (`shopt -s expand_aliases`) or names rebound (`hash -p`). */
   rebound: boolean
+  /** Whether globs match dotfiles (`shopt -s dotglob`): a workspace glob may then name secrets. */
+  dotglob: boolean
 }
 
 /** Past this many segments a command asks instead of being analysed further (a time bound). @internal */

@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Files from "../../Files.js"
+import * as ProtectedPaths from "../../ProtectedPaths.js"
 import * as Glob from "../glob.js"
 import * as Network from "../network.js"
 import * as Paths from "../paths.js"
@@ -100,6 +101,27 @@ const expandGlob = (analyzer: Analyzer, text: string): Array<string> | null => {
   return out.length > MAX_GLOB_MATCHES ? null : out
 }
 
+// Names a glob's leaf is tried against: the files without a leading dot that hold secrets or run
+// code later (every other protected or secret name starts with a dot).
+const PROBES = ["a", "id_rsa", "credentials", "gha-creds-a", "bunfig.toml"]
+
+/**
+ * Whether a glob whose directories are patterns (`src/** /*.ts`) stays among the workspace's
+ * ordinary files: relative, no `..`, no part naming a dotfile, globs that do not match dotfiles
+ * (no `shopt -s dotglob`), and a leaf that matches no secret or protected name. Then it is decided
+ * as the workspace path it spells; otherwise it asks.
+ */
+const workspaceGlob = (analyzer: Analyzer, action: "read" | "write", text: string): boolean => {
+  if (analyzer.dotglob || text.startsWith("/") || text.startsWith("~")) return false
+  const parts = text.split("/")
+  if (parts.some((part) => part === ".." || part.startsWith(".") && part !== ".")) return false
+  const leaf = Glob.compile(parts[parts.length - 1]!)
+  const suffix = /[^*?[\]]*$/.exec(parts[parts.length - 1]!)![0]
+  const names = [...PROBES, ...PROBES.map((probe) => probe + suffix)]
+  if (names.some((name) => leaf.test(name) && ProtectedPaths.isSecretName(name))) return false
+  return action === "read" || !names.some((name) => leaf.test(name) && name === "bunfig.toml")
+}
+
 /**
  * Add the read or write check for an operand. Unresolved (an expansion) asks; a glob is also
  * decided for every file it matches now; pseudo-devices are not files.
@@ -115,8 +137,8 @@ export const addPath = (analyzer: Analyzer, segment: Segment, action: "read" | "
   const text = operand.text
   if (operand.glob === true) {
     const matches = expandGlob(analyzer, text)
-    if (matches === null) guard(segment, "unresolved-target", text)
-    else for (const match of matches) addPathText(analyzer, segment, action, match)
+    if (matches === null && !workspaceGlob(analyzer, action, text)) guard(segment, "unresolved-target", text)
+    else for (const match of matches ?? []) addPathText(analyzer, segment, action, match)
   }
   addPathText(analyzer, segment, action, text)
 }

@@ -188,6 +188,20 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
     code: ["--eval", "--load", "--funcall", "--execute"]
   }],
   ["ps", { operands: "text", textOnly: true }],
+  ["help", { operands: "text", textOnly: true }],
+  // Pagers and viewers: the pager or browser they start is a command.
+  ["man", {
+    options: { short: "PHMCLSsmpeRE", long: ["--pager", "--html", "--manpath", "--config-file", "--sections"] },
+    operands: "maybe-paths",
+    runs: ["-P", "--pager", "-H", "--html"],
+    textOnly: true
+  }],
+  ["bat", {
+    options: { short: "lHrm", long: ["--pager", "--language", "--highlight-line", "--line-range", "--map-syntax"] },
+    operands: "read",
+    runs: ["--pager"],
+    textOnly: true
+  }],
   // Development tools: their operands are project names, scripts and paths in the workspace.
   ...rows("npm pnpm yarn bun deno tsc tsx ts-node vitest jest mocha eslint prettier dprint biome turbo nx", {}),
   ...rows(
@@ -352,6 +366,11 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ["proxychains", wrap("f", [])],
   ["proxychains4", wrap("f", [])],
   ["valgrind", wrap("", [])],
+  // compiler caches and analysers that run the build they are given
+  ["ccache", wrap("", [])],
+  ["sccache", wrap("", [])],
+  ["distcc", wrap("", [])],
+  ["scan-build", wrap("o", ["--use-analyzer", "--use-cc", "--use-c++", "-enable-checker", "-disable-checker"])],
   ["catchsegv", wrap("", [])],
   ["dbus-run-session", wrap("", ["--config-file", "--dbus-daemon"])],
   ["xvfb-run", wrap("nsfep", ["--server-num", "--server-args", "--auth-file", "--error-file"])],
@@ -442,22 +461,29 @@ export interface InterpreterSpec {
   readonly canonical: string
   /** `-m MODULE`: the rest is that module's argv. */
   readonly module?: string
+  /** Options that print something and exit: no program is read (`python3 -V`, `node -v`). */
+  readonly exits?: ReadonlyArray<string>
 }
+
+// Every interpreter's version and help spellings (`-v` and `-V` only where they do not mean more).
+const EXITS = ["--version", "--help", "-h"]
 
 const interpreter = (
   short: string,
   long: ReadonlyArray<string>,
   code: ReadonlyArray<string>,
   canonical: string,
-  module?: string
+  module?: string,
+  exits: ReadonlyArray<string> = []
 ): InterpreterSpec => ({
   options: { short, long, stopAtOperand: true },
   code,
   canonical,
-  ...(module === undefined ? {} : { module })
+  ...(module === undefined ? {} : { module }),
+  exits: [...EXITS, ...exits]
 })
 
-const PYTHON = interpreter("cmWXQ", [], ["-c"], "-c", "-m")
+const PYTHON = interpreter("cmWXQ", [], ["-c"], "-c", "-m", ["-V", "-VV"])
 const NODE = interpreter(
   "epri",
   [
@@ -473,7 +499,9 @@ const NODE = interpreter(
     "--title"
   ],
   ["-e", "--eval", "-p", "--print"],
-  "-e"
+  "-e",
+  undefined,
+  ["-v", "--v8-options"]
 )
 
 /** @internal */
@@ -486,10 +514,17 @@ export const INTERPRETERS: ReadonlyMap<string, InterpreterSpec> = new Map<string
   ["nodejs", NODE],
   ["tsx", NODE],
   ["ts-node", NODE],
-  ["perl", interpreter("eEMmIiFlx0C", [], ["-e", "-E"], "-e")],
+  ["perl", interpreter("eEMmIiFlx0C", [], ["-e", "-E"], "-e", undefined, ["-v", "-V"])],
   ["ruby", interpreter("erICFEx", ["--encoding"], ["-e"], "-e")],
-  ["php", interpreter("rdfBREFcz", ["--define", "--file"], ["-r", "-B", "-R", "-E", "-F"], "-r")],
-  ["lua", interpreter("el", [], ["-e"], "-e")],
+  [
+    "php",
+    interpreter("rdfBREFcz", ["--define", "--file"], ["-r", "-B", "-R", "-E", "-F"], "-r", undefined, [
+      "-v",
+      "-m",
+      "-i"
+    ])
+  ],
+  ["lua", interpreter("el", [], ["-e"], "-e", undefined, ["-v"])],
   ["luajit", interpreter("elbjO", [], ["-e"], "-e")],
   ["Rscript", interpreter("e", [], ["-e"], "-e")],
   ["R", interpreter("ef", ["--file"], ["-e"], "-e")],

@@ -9,6 +9,7 @@
 import * as Glob from "../glob.js"
 import * as Network from "../network.js"
 import type { SimpleCommand, Word } from "../shellSyntax.js"
+import { DEV_TOOLS } from "./devTools.js"
 import { type Analyzer, guard, isFlag, MAX_SEGMENTS, newSegment, type Segment, speculate, word } from "./model.js"
 import { commandName, isWorkspaceFile } from "./paths.js"
 import { interpreterOf, INTERPRETERS, NETWORK, PROGRAMS, SHELLS, STDIN_SHELLS, WRAPPERS } from "./programs.js"
@@ -59,7 +60,8 @@ const COMMAND_NAMES: ReadonlyArray<string> = [
 
 /** Whether a name is a program the engine knows. @internal */
 export const isKnown = (name: string): boolean =>
-  PROGRAMS.has(name) || WRAPPERS.has(name) || SHELLS.has(name) || interpreterOf(name) !== undefined ||
+  PROGRAMS.has(name) || DEV_TOOLS.has(name) || WRAPPERS.has(name) || SHELLS.has(name) ||
+  interpreterOf(name) !== undefined ||
   STDIN_SHELLS.has(name) || NETWORK.has(name) || name === "su" || name === "runuser" || /^mkfs/.test(name)
 
 // A literal reading of input the grammar could not parse: operators split, quotes stripped,

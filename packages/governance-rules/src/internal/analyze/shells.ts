@@ -106,6 +106,9 @@ export const analyzeShell = (
     segment.canonical = `${name} -c ${script.text}`
     if (!script.resolved) {
       guard(segment, "unresolved-command", script.text)
+      // what the script says around its expansions is still decided (`sh -c "firebase deploy
+      // --token $T"` publishes, whatever `$T` holds)
+      nested.source(script.text, depth + 1)
       return
     }
     // Not bash's syntax: read it as a command line, but never allow it unread.
@@ -196,6 +199,12 @@ export const analyzeInterpreter = (
     return
   }
   const file = args[rest]
+  if (file === undefined && options.some((o) => spec.exits?.includes(o.name))) {
+    // `python3 --version`, `node -v`: prints and exits, reads no program
+    segment.canonical = joinArgv(name, args)
+    segment.checks.push({ action: "shell", resource: segment.canonical })
+    return
+  }
   if (file === undefined || isStdin(file)) {
     stdinProgram(segment, `${name} -`, command, nested, depth, false)
     return
