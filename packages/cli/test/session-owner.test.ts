@@ -172,6 +172,9 @@ for (const backend of SqlBackends.all) {
             t.script,
             "--workspace",
             t.ws,
+            // inline code asks only without the boundary (with it, it runs contained: ADR 0563)
+            "--sandbox",
+            "off",
             "--json",
             "Print"
           )

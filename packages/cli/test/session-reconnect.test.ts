@@ -143,7 +143,8 @@ describe.skipIf(skip !== undefined)(`a PostgreSQL restart under a running sessio
     }
     const list = await t.steward("session", "list", "--json")
     assert.strictEqual(list.code, 0, list.stderr)
-    const id = JSON.parse(list.stdout)[0].id as string
+    // The suite's sessions share the cluster's database: this one is the newest.
+    const id = JSON.parse(list.stdout).at(-1).id as string
     const resumed = await t.steward("session", "continue", "--json", id)
     assert.strictEqual(resumed.code, 0, resumed.stderr)
     assert.strictEqual((await t.steward("session", "verify", id)).code, 0)
