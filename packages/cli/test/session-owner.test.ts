@@ -2,7 +2,8 @@
  * One owner per session (issue 34 item 1, ADR 0558), with real CLI processes on SQLite and on
  * PostgreSQL: two `continue`s at once — one drives, the other exits `busy`; a live run cannot be
  * resumed or continued from another process; after `kill -9` of the owner the session shows
- * `orphaned`, `events --follow` ends, and a `continue` takes the run over once the lease expires.
+ * `orphaned`, `events --follow` ends, and a `continue` takes the run over once the lease expires;
+ * `approve` of a session a live owner drives exits `busy` too, and works once the owner is done.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlBackends } from "@steward/testing"
@@ -40,7 +41,14 @@ const LEASE = "2 seconds"
 // the marker and goes on).
 const GATED = "test -f marker && echo resumed || (touch marker && cat gate.fifo)"
 
-const setup = (database: string | undefined) => {
+const TURNS = [
+  { text: "Ready." },
+  { toolCalls: [{ name: "shell", input: { command: GATED } }] },
+  { text: "Finished." },
+  { text: "Finished again." }
+]
+
+const setup = (database: string | undefined, turns: ReadonlyArray<unknown> = TURNS) => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-owner-")))
   const ws = path.join(dir, "ws")
   const state = path.join(dir, "state")
@@ -50,12 +58,7 @@ const setup = (database: string | undefined) => {
   const script = path.join(dir, "script.jsonl")
   fs.writeFileSync(
     script,
-    [
-      { text: "Ready." },
-      { toolCalls: [{ name: "shell", input: { command: GATED } }] },
-      { text: "Finished." },
-      { text: "Finished again." }
-    ].map((t) => JSON.stringify(t)).join("\n")
+    turns.map((t) => JSON.stringify(t)).join("\n")
   )
   const db = database === undefined ? [] : ["--database-url", database]
   const start = (args: ReadonlyArray<string>) =>
@@ -146,6 +149,47 @@ for (const backend of SqlBackends.all) {
           assert.strictEqual((await owner).code, 0)
           const after = JSON.parse((await t.steward("session", "show", "--json", id)).stdout)
           assert.deepStrictEqual([after.owner, after.orphaned], [null, false])
+          assert.strictEqual((await t.steward("session", "verify", id)).code, 0)
+        }),
+      120_000
+    )
+
+    it(
+      "approve while another process drives the session: busy; once the owner is done, the approval runs",
+      () =>
+        withDatabase(backend, async (database) => {
+          const t = setup(database, [
+            { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] },
+            { text: "It needs approval." },
+            { toolCalls: [{ name: "shell", input: { command: "touch marker && cat gate.fifo" } }] },
+            { text: "Released." },
+            { text: "It printed 41." }
+          ])
+          const run = await t.steward(
+            "session",
+            "run",
+            "--script",
+            t.script,
+            "--workspace",
+            t.ws,
+            // inline code asks only without the boundary (with it, it runs contained: ADR 0563)
+            "--sandbox",
+            "off",
+            "--json",
+            "Print"
+          )
+          assert.strictEqual(run.code, 0, run.stderr)
+          const id = JSON.parse(run.stdout).session as string
+          const pending = JSON.parse((await t.steward("session", "show", "--json", id)).stdout).pending[0]
+          assert.strictEqual(pending.tool, "shell")
+          const owner = collect(t.start(["session", "continue", "--json", id, "Read the gate"]))
+          await waitFor("the owner's gated call", t.marker)
+          busy(await t.steward("session", "approve", "--json", id, pending.callId), id)
+          await t.release()
+          assert.strictEqual((await owner).code, 0)
+          const approved = await t.steward("session", "approve", id, pending.callId)
+          assert.strictEqual(approved.code, 0, approved.stderr)
+          assert.include(approved.stdout, "41")
           assert.strictEqual((await t.steward("session", "verify", id)).code, 0)
         }),
       120_000

@@ -31,6 +31,8 @@ import type * as Autonomy from "@steward/governance-rules/Autonomy"
 import type * as Hooks from "@steward/governance-rules/Hooks"
 import * as Responder from "@steward/governance-rules/Responder"
 import type * as Rule from "@steward/governance-rules/Rule"
+import * as Sandbox from "@steward/governance-rules/Sandbox"
+import type * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as ShellParser from "@steward/governance-rules/ShellParser"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Config from "effect/Config"
@@ -90,6 +92,14 @@ export interface Options<R = Tools.DefaultRequirements> {
    * the id other processes are told (default: host name, process id and a random tag).
    */
   readonly lease?: { readonly ttl?: Duration.DurationInput; readonly owner?: string }
+  /**
+   * The OS boundary under the gate (issue 31, ADR 0563). With a `Sandbox` service in the layer's
+   * context (`Sandbox.layer()` from governance-rules) and `"on"` (the default), every shell call
+   * the gate allows runs inside the sandbox, and what the analyser cannot resolve is allowed there
+   * (`sandbox.contained`) instead of asked; asks a person grants run on the host. `"off"`, no
+   * service, or a boundary that cannot be built here: the gate's decision alone (fail closed).
+   */
+  readonly sandbox?: "on" | "off"
 }
 
 /**
@@ -106,6 +116,8 @@ export interface CreateOptions {
   readonly workSlice?: WorkSlice.Config
   readonly budget?: Budget.Config
   readonly reviewer?: Reviewer.Config
+  /** The policy's `sandbox` section (allowed domains, loopback ports, limits, protected paths). */
+  readonly sandbox?: SandboxProfile.SandboxPolicy
   /** Whatever the host keeps with the session (e.g. how to rebuild its model). */
   readonly host?: Readonly<Record<string, unknown>>
 }
@@ -238,6 +250,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
     const responder = yield* Effect.serviceOption(Responder.Responder)
     const reflexes = yield* Effect.serviceOption(Reflexes.Reflexes)
     const executor = yield* Effect.serviceOption(CommandExecutor.CommandExecutor)
+    const sandbox = options.sandbox === "off" ? Option.none() : yield* Effect.serviceOption(Sandbox.Sandbox)
     const parser = yield* ShellParser.ShellParser
     const runtime = yield* AlgalRuntime.AlgalRuntime
     const services = (yield* Effect.context<R>()) as Context.Context<never>
@@ -265,6 +278,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       responder,
       reflexes,
       executor,
+      sandbox,
       parser,
       runtime,
       services,

@@ -19,6 +19,8 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Path from "@effect/platform/Path"
 import type * as Policy from "@steward/governance-rules/Policy"
 import type * as Rule from "@steward/governance-rules/Rule"
+import type * as Sandbox from "@steward/governance-rules/Sandbox"
+import type * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -42,6 +44,22 @@ export interface ToolContext {
   readonly workspace: string
   readonly runId: string
   readonly callId: string
+  /**
+   * Present when the gate placed this call inside the OS sandbox (ADR 0563): the tool runs its
+   * command through it, never on the host.
+   */
+  readonly sandbox?: Contained
+}
+
+/**
+ * The sandbox a contained call runs in: the session's profile (workspace, level, the policy's
+ * sandbox section) over the host's `Sandbox` service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Contained {
+  readonly run: (command: Sandbox.Command) => Effect.Effect<Sandbox.Completed, SandboxProfile.SandboxError>
 }
 
 /**

@@ -41,6 +41,25 @@ const refused = (reason: "not-a-file" | "too-large" | "io", message: string): Re
 
 const describeError = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
+/**
+ * `confined`: the file tools' opens (ADR 0564) — a symbolic link as the file itself is refused
+ * (`O_NOFOLLOW`: never read or written through, dangling or not), and so is a file with more than
+ * one hard link (its other names may lie outside the workspace). @internal
+ */
+export interface Options {
+  readonly confined?: boolean
+}
+
+const noFollow = (options: Options) => options.confined === true ? fs.constants.O_NOFOLLOW : 0
+
+const linkRefusal = (shown: string) =>
+  `${shown} is a symbolic link; the file tools do not follow links (read or change its target by its own path)`
+
+const hardLinked = (shown: string, s: fs.Stats, options: Options): string | undefined =>
+  options.confined === true && s.nlink > 1
+    ? `${shown} has ${s.nlink} hard links; the file tools refuse a file that also has names elsewhere`
+    : undefined
+
 const tooLarge = (shown: string, bytes: number, maxBytes: number): Refusal =>
   refused("too-large", `${shown} is ${size(bytes)}, larger than the limit of ${size(maxBytes)}`)
 
@@ -52,24 +71,32 @@ const tooLarge = (shown: string, bytes: number, maxBytes: number): Refusal =>
 export const openRegular = (
   file: string,
   shown: string = file,
-  maxBytes?: number
+  maxBytes?: number,
+  options: Options = {}
 ): { readonly _tag: "open"; readonly fd: number; readonly stats: fs.Stats } | Refusal => {
   let fd: number
   try {
-    const s = fs.statSync(file, { throwIfNoEntry: false })
+    const s = options.confined === true
+      ? fs.lstatSync(file, { throwIfNoEntry: false })
+      : fs.statSync(file, { throwIfNoEntry: false })
     if (s === undefined) return { _tag: "missing" }
+    if (s.isSymbolicLink()) return refused("not-a-file", linkRefusal(shown))
     if (!s.isFile()) return refused("not-a-file", `${shown} is ${kindOf(s)}, not a regular file`)
     if (maxBytes !== undefined && s.size > maxBytes) return tooLarge(shown, s.size, maxBytes)
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | noFollow(options))
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") return refused("not-a-file", linkRefusal(shown))
     return (error as NodeJS.ErrnoException).code === "ENOENT"
       ? { _tag: "missing" }
       : refused("io", `${shown} cannot be read (${describeError(error)})`)
   }
   try {
     const s = fs.fstatSync(fd)
+    const linked = hardLinked(shown, s, options)
     const refusal = !s.isFile()
       ? refused("not-a-file", `${shown} is ${kindOf(s)}, not a regular file`)
+      : linked !== undefined
+      ? refused("not-a-file", linked)
       : maxBytes !== undefined && s.size > maxBytes
       ? tooLarge(shown, s.size, maxBytes)
       : undefined
@@ -83,8 +110,8 @@ export const openRegular = (
 }
 
 /** Read at most `maxBytes` of the regular file `file` (symlinks followed); `shown` names it. @internal */
-export const read = (file: string, maxBytes: number, shown: string = file): Read => {
-  const opened = openRegular(file, shown, maxBytes)
+export const read = (file: string, maxBytes: number, shown: string = file, options: Options = {}): Read => {
+  const opened = openRegular(file, shown, maxBytes, options)
   if (opened._tag !== "open") return opened
   const { fd, stats } = opened
   try {
@@ -115,16 +142,19 @@ export type Write = { readonly _tag: "written" } | { readonly _tag: "refused"; r
  * not truncate: a FIFO without a reader fails at once, and whatever was opened is checked to be a
  * regular file before it is truncated and written. @internal
  */
-export const write = (file: string, content: string, shown: string = file): Write => {
+export const write = (file: string, content: string, shown: string = file, options: Options = {}): Write => {
   let fd: number
   try {
-    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NONBLOCK, 0o666)
+    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NONBLOCK | noFollow(options)
+    fd = fs.openSync(file, flags, 0o666)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     return {
       _tag: "refused",
       message: code === "ENXIO"
         ? `${shown} is a FIFO (named pipe), not a regular file; choose another path`
+        : code === "ELOOP"
+        ? linkRefusal(shown)
         : `${shown} cannot be written (${describeError(error)})`
     }
   }
@@ -133,6 +163,8 @@ export const write = (file: string, content: string, shown: string = file): Writ
     if (!s.isFile()) {
       return { _tag: "refused", message: `${shown} is ${kindOf(s)}, not a regular file; choose another path` }
     }
+    const linked = hardLinked(shown, s, options)
+    if (linked !== undefined) return { _tag: "refused", message: linked }
     fs.ftruncateSync(fd, 0)
     const bytes = Buffer.from(content, "utf8")
     for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, at)

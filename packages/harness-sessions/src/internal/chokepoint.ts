@@ -7,6 +7,7 @@
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as Evidence from "@steward/governance-rules/Evidence"
 import type * as Hooks from "@steward/governance-rules/Hooks"
+import * as Placement from "@steward/governance-rules/Placement"
 import type * as Policy from "@steward/governance-rules/Policy"
 import type * as Responder from "@steward/governance-rules/Responder"
 import * as Clock from "effect/Clock"
@@ -34,7 +35,14 @@ export interface Cited {
 
 /** What the gate decided (stored as the step's result). */
 export type Outcome =
-  | { readonly allowed: true; readonly call: Policy.ToolCall; readonly citation: Cited; readonly approval: Approval }
+  | {
+    readonly allowed: true
+    readonly call: Policy.ToolCall
+    readonly citation: Cited
+    readonly approval: Approval
+    /** Allowed to run inside the sandbox only (ADR 0563); absent: on the host. */
+    readonly where?: "sandbox"
+  }
   | {
     readonly allowed: false
     readonly call: Policy.ToolCall
@@ -55,6 +63,8 @@ export interface Env {
   readonly responder: Option.Option<Responder.Responder["Type"]>
   readonly reviewer: Reviewer.Config | undefined
   readonly executor: Option.Option<CommandExecutor.CommandExecutor>
+  /** The OS boundary under the gate for this run (`off` when the host provides none). */
+  readonly boundary: Placement.BoundaryState
 }
 
 /** The citation of a decision, as recorded. */
@@ -89,7 +99,12 @@ export const decide = (
 ) =>
   Effect.gen(function*() {
     const { call, callId, tool } = input
-    const decision = yield* env.engine.decide(call)
+    // The gate and the boundary as one decision: with the sandbox on, an allow runs inside it and
+    // what only the analyser could not resolve is allowed there (`sandbox.contained`).
+    const placed = Placement.place(yield* env.engine.decide(call), call, env.boundary)
+    const decision: Policy.Decision = placed.citation === placed.gate.citation
+      ? placed.gate
+      : { ...placed.gate, decision: placed.decision, citation: placed.citation, reasons: placed.reasons }
     const citation = cite(decision)
     const events: Array<Event.EventInput> = []
     const pre = yield* env.hooks.fire({ point: "pre_tool", call, decision, runId: env.run })
@@ -103,7 +118,8 @@ export const decide = (
       reason
     })
     if (decision.decision === "allow") {
-      return { outcome: { allowed: true, call, citation, approval: rule(decision) } as Outcome, events }
+      const where = placed.where === "sandbox" ? { where: "sandbox" as const } : {}
+      return { outcome: { allowed: true, call, citation, approval: rule(decision), ...where } as Outcome, events }
     }
     if (decision.decision === "deny") return { outcome: refuse(citation.reason, false), events }
     if (input.late !== undefined) {

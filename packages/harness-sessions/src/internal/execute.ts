@@ -14,6 +14,7 @@ import * as Goal from "../Goal.js"
 import * as History from "../History.js"
 import * as PromptCompiler from "../PromptCompiler.js"
 import * as WorkSlice from "../WorkSlice.js"
+import * as Boundary from "./boundary.js"
 import * as Loop from "./loop.js"
 import * as Messages from "./messages.js"
 import type * as Meta from "./meta.js"
@@ -41,7 +42,7 @@ const ctxFor = (
   engine: Policy.Engine,
   hooks: Ctx["hooks"],
   stored: ReadonlyMap<number, unknown>,
-  extra: { readonly plan: boolean; readonly model: LanguageModel.Service }
+  extra: { readonly plan: boolean; readonly model: LanguageModel.Service; readonly boundary: Boundary.RunBoundary }
 ): Ctx => {
   const { env } = rc
   const { id, snapshot: { meta } } = launch
@@ -63,8 +64,10 @@ const ctxFor = (
       hooks,
       responder: env.responder,
       reviewer: meta.reviewer,
-      executor: env.executor
+      executor: env.executor,
+      boundary: extra.boundary.state
     },
+    contained: extra.boundary.contained,
     hooks,
     engine,
     toolkits: rc.toolkits,
@@ -106,7 +109,8 @@ const prepare = (rc: RunContext, launch: Launch, input: RunInput) =>
     const model = tier !== null && env.tiers?.[tier.tier] !== undefined && tier.acts
       ? env.tiers[tier.tier]!
       : env.model
-    const ctx = ctxFor(rc, launch, chain, engine, hooks, stored, { plan: input.plan, model })
+    const boundary = yield* Boundary.forRun(env.sandbox, meta, env.home)
+    const ctx = ctxFor(rc, launch, chain, engine, hooks, stored, { plan: input.plan, model, boundary })
     return { ctx, before, remembered, runs, previous, tier }
   })
 

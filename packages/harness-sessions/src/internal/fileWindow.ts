@@ -72,9 +72,10 @@ const charBoundary = (bytes: Buffer, end: number): number => {
 export const read = (
   file: string,
   options: { readonly fromLine: number; readonly maxLines?: number | undefined; readonly maxBytes: number },
-  shown: string = file
+  shown: string = file,
+  open: BoundedFile.Options = {}
 ): WindowRead => {
-  const opened = BoundedFile.openRegular(file, shown)
+  const opened = BoundedFile.openRegular(file, shown, undefined, open)
   if (opened._tag !== "open") return opened
   const { fd, stats } = opened
   try {

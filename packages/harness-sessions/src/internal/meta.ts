@@ -4,6 +4,7 @@
  */
 import * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as Rule from "@steward/governance-rules/Rule"
+import * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
@@ -26,6 +27,8 @@ export const MetaSchema = Schema.Struct({
   workSlice: Schema.optional(WorkSlice.Config),
   budget: Schema.optional(Budget.Config),
   reviewer: Schema.optional(ReviewerConfig.Config),
+  /** The policy's sandbox section, for the boundary the session's shell calls run in (ADR 0563). */
+  sandbox: Schema.optional(SandboxProfile.SandboxPolicy),
   goal: Schema.NullOr(Schema.Struct({ spec: GoalSpec.Spec, status: Schema.String })),
   lastSubject: Schema.NullOr(Schema.String),
   host: Schema.Record({ key: DataKey, value: Schema.Unknown })
@@ -53,6 +56,7 @@ export const initial = (options: {
   readonly workSlice?: WorkSlice.Config
   readonly budget?: Budget.Config
   readonly reviewer?: ReviewerConfig.Config
+  readonly sandbox?: SandboxProfile.SandboxPolicy
   readonly host?: Readonly<Record<string, unknown>>
 }): Effect.Effect<Meta, HarnessError> =>
   decode({
@@ -63,6 +67,7 @@ export const initial = (options: {
     ...(options.workSlice === undefined ? {} : { workSlice: options.workSlice }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.reviewer === undefined ? {} : { reviewer: options.reviewer }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     goal: null,
     lastSubject: null,
     host: options.host ?? {}

@@ -11,6 +11,7 @@ import * as Hooks from "@steward/governance-rules/Hooks"
 import * as Policy from "@steward/governance-rules/Policy"
 import type * as Responder from "@steward/governance-rules/Responder"
 import * as Rule from "@steward/governance-rules/Rule"
+import type * as Sandbox from "@steward/governance-rules/Sandbox"
 import * as ShellParser from "@steward/governance-rules/ShellParser"
 import type * as Reflexes from "@steward/reflex-core/Reflexes"
 import type * as Context from "effect/Context"
@@ -40,6 +41,8 @@ export interface Env {
   readonly responder: Option.Option<Responder.Responder["Type"]>
   readonly reflexes: Option.Option<Reflexes.Reflexes["Type"]>
   readonly executor: Option.Option<CommandExecutor.CommandExecutor>
+  /** The OS boundary shell calls run in, when the host provides one and has not turned it off. */
+  readonly sandbox: Option.Option<Sandbox.Service>
   readonly parser: ShellParser.ShellParser["Type"]
   readonly runtime: AlgalRuntime.AlgalRuntime["Type"]
   readonly services: Context.Context<never>

@@ -5,7 +5,6 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -13,7 +12,9 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
+import * as Reconnect from "./reconnect.js"
 import * as Rows from "./rows.js"
+import * as SqlCommit from "./sqlCommit.js"
 import * as SqlLease from "./sqlLease.js"
 import * as StoreFault from "./storeFault.js"
 
@@ -70,28 +71,6 @@ const migrate = Migrator.make({})({ loader: migrations, table: "harness_sessions
   Effect.retry({ times: 2 })
 )
 
-// A transaction's rollback that fails dies (`withTransaction`): after SQLITE_FULL, SQLite may have
-// rolled the transaction back itself. A database error is still a store failure, never a defect.
-const rollbackDefect = (fail: (error: { readonly message: string }) => HarnessError) => (defect: unknown) =>
-  typeof defect === "object" && defect !== null && (defect as { _tag?: unknown })._tag === "SqlError"
-    ? Effect.fail(fail(defect as { readonly message: string }))
-    : Effect.die(defect)
-
-// A statement's failure is kept: when SQLite has rolled the transaction back itself (after
-// SQLITE_FULL), `withTransaction`'s own ROLLBACK fails and would report only that.
-const transaction =
-  (sql: SqlClient.SqlClient) =>
-  (fail: (error: { readonly message: string }) => HarnessError) =>
-  <A, R>(body: Effect.Effect<A, HarnessError | SqlError.SqlError, R>) => {
-    let first: SqlError.SqlError | undefined
-    return body.pipe(
-      Effect.tapErrorTag("SqlError", (error) => Effect.sync(() => void (first ??= error))),
-      sql.withTransaction,
-      Effect.catchTag("SqlError", (error) => Effect.fail(fail(first ?? error))),
-      Effect.catchAllDefect((defect) => first !== undefined ? Effect.fail(fail(first)) : rollbackDefect(fail)(defect))
-    )
-  }
-
 const toRow = (r: typeof SessionDbRow.Type): EventStore.SessionRow => ({
   id: r.id,
   createdAt: r.created_at,
@@ -124,9 +103,6 @@ const RevisionRow = Schema.Struct({
 const decodeSessions = Schema.decodeUnknown(Schema.Array(SessionDbRow))
 const decodeRevisions = Schema.decodeUnknown(Schema.Array(RevisionRow))
 
-// Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
-const BATCH = 500
-
 const json = (value: unknown): string => JSON.stringify(value ?? null)
 
 /** Build the SQL store; `migrate: false` for a reader that must not write (a read-only database). */
@@ -138,11 +114,21 @@ export const make = (options: { readonly migrate: boolean }) =>
     const bare = options.migrate || (yield* Effect.isFailure(sql`SELECT 1 FROM harness_sessions LIMIT 0`))
     if (bare) yield* migrate.pipe(Effect.mapError(failed("migration")))
     const hub = yield* PubSub.unbounded<string>()
-    const inTransaction = transaction(sql)
+    const window = yield* Reconnect.window.pipe(
+      Effect.mapError((e) =>
+        new HarnessError({ code: "INVALID_INPUT", message: `STEWARD_SESSION_RECONNECT: ${e.message}` })
+      )
+    )
+    // A statement that lost its connection is tried again within the window (ADR 0562).
+    const io = (what: string) => <A, E extends { readonly message: string }, R>(self: Effect.Effect<A, E, R>) =>
+      self.pipe(
+        Reconnect.retrying(window),
+        Effect.mapError((error) => error instanceof HarnessError ? error : failed(what)(error))
+      )
     const find = (id: string) =>
       sql`SELECT id, created_at, meta, last_seq FROM harness_sessions WHERE id = ${id}`.pipe(
         Effect.flatMap(decodeSessions),
-        Effect.mapError(failed("reading a session")),
+        io("reading a session"),
         Effect.flatMap((rows) =>
           rows[0] === undefined
             ? Effect.fail(new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` }))
@@ -154,7 +140,11 @@ export const make = (options: { readonly migrate: boolean }) =>
       Effect.gen(function*() {
         yield* find(id)
         const now = yield* Clock.currentTimeMillis
-        return yield* renewLease(id, owner, now, take).pipe(inTransaction(failed("taking the session's lease")))
+        // Taking or renewing one's own lease twice is harmless: a COMMIT lost with the connection is retried.
+        return yield* SqlCommit.transaction(sql)(renewLease(id, owner, now, take)).pipe(
+          Effect.catchTag("CommitUnknown", ({ error }) => Effect.fail(error)),
+          io("taking the session's lease")
+        )
       })
     const store: EventStore.EventStore["Type"] = {
       create: (id, meta) =>
@@ -173,60 +163,13 @@ export const make = (options: { readonly migrate: boolean }) =>
       list: sql`SELECT id, created_at, meta, last_seq FROM harness_sessions ORDER BY created_at, id`.pipe(
         Effect.flatMap(decodeSessions),
         Effect.map((rows) => rows.map(toRow)),
-        Effect.mapError(failed("listing sessions"))
+        io("listing sessions")
       ),
       // Every event is checked before the transaction starts: a bad one writes nothing.
       commit: (id, commit) =>
         Effect.zipRight(
           Rows.checkInputs(commit.events),
-          Effect.gen(function*() {
-            const at = commit.at ?? (yield* Clock.currentTimeMillis)
-            // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
-            if (commit.owner !== undefined) yield* renewLease(id, commit.owner, yield* Clock.currentTimeMillis, false)
-            const n = commit.events.length
-            const data = commit.events.map((e) => json(e.data))
-            const bumped = yield* (commit.meta === undefined
-              ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
-              : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
-                json(commit.meta)
-              } WHERE id = ${id} RETURNING last_seq`)
-            const last = bumped[0]?.["last_seq"]
-            if (typeof last !== "number") {
-              return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
-            }
-            const first = last - n + 1
-            const rows = commit.events.map((e, i) => ({
-              session: id,
-              seq: first + i,
-              at,
-              run: e.run,
-              type: e.type,
-              data: data[i]!
-            }))
-            for (let i = 0; i < rows.length; i += BATCH) {
-              yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
-            }
-            if (commit.step !== undefined) {
-              const { index, result, run } = commit.step
-              yield* sql`INSERT INTO harness_steps (session, run, idx, result)
-            VALUES (${id}, ${run}, ${index}, ${json(result)})`
-            }
-            if (commit.revision !== undefined) {
-              const r = commit.revision
-              const top =
-                yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
-              if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
-                return yield* new HarnessError({
-                  code: "STORE_FAILED",
-                  message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
-                })
-              }
-              yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
-            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
-            }
-            return commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
-          }).pipe(
-            inTransaction((error) => failed("commit")(error)),
+          SqlCommit.commit({ sql, renewLease, now: Clock.currentTimeMillis, window, failed })(id, commit).pipe(
             Effect.tap(() => PubSub.publish(hub, id))
           )
         ),
@@ -240,19 +183,19 @@ export const make = (options: { readonly migrate: boolean }) =>
               WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq`
             : sql`SELECT seq, at, run, type, data FROM harness_events
               WHERE session = ${id} AND seq > ${after} ${typed} ORDER BY seq LIMIT ${options.limit}`).pipe(
-              Effect.mapError(failed("reading events"))
+              io("reading events")
             )
           if (rows.length === 0) yield* find(id)
           return yield* Rows.decodeAll(id, rows)
         }),
       steps: (id, run) =>
         sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run}`.pipe(
-          Effect.mapError(failed("reading steps")),
+          io("reading steps"),
           Effect.flatMap((rows) => Rows.decodeSteps(rows))
         ),
       step: (id, run, index) =>
         sql`SELECT idx, result FROM harness_steps WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
-          Effect.mapError(failed("reading a step")),
+          io("reading a step"),
           Effect.flatMap((rows) => Rows.decodeSteps(rows)),
           Effect.map((steps) => steps.has(index) ? Option.some(steps.get(index)) : Option.none())
         ),
@@ -263,14 +206,14 @@ export const make = (options: { readonly migrate: boolean }) =>
             Effect.map((rows) =>
               rows.map((r) => ({ revision: r.revision, digest: r.digest, record: r.record, receipt: r.payload }))
             ),
-            Effect.mapError(failed("reading revisions"))
+            io("reading revisions")
           ),
       acquire: leased(true),
       renew: leased(false),
       release: (id, owner) =>
         sql`DELETE FROM harness_leases WHERE session = ${id} AND owner = ${owner}`.pipe(
           Effect.asVoid,
-          Effect.mapError(failed("releasing the session's lease"))
+          io("releasing the session's lease")
         ),
       lease: (id) => readLease(id, !options.migrate),
       subscribe: PubSub.subscribe(hub)

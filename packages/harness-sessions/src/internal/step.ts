@@ -23,6 +23,7 @@ import type * as Goal from "../Goal.js"
 import type { HarnessError } from "../HarnessError.js"
 import * as History from "../History.js"
 import * as Limits from "../Limits.js"
+import type * as Tools from "../Tools.js"
 import type * as WorkSlice from "../WorkSlice.js"
 import type * as Chokepoint from "./chokepoint.js"
 import * as Messages from "./messages.js"
@@ -44,6 +45,8 @@ export interface Ctx {
   /** The services tools need. */
   readonly services: Context.Context<never>
   readonly gate: Omit<Chokepoint.Env, "run" | "engine">
+  /** The sandbox contained calls run in (none when the boundary is off or unavailable). */
+  readonly contained: Option.Option<Tools.Contained>
   readonly hooks: Hooks.Hooks["Type"]
   readonly engine: Policy.Engine
   /** The toolkits the model is told about: the run's tools, and with the goal tools. */

@@ -32,11 +32,19 @@ export const isConnectionLoss = (error: unknown): boolean =>
       .test(text(e))
   )
 
+// The driver's own words (an SqlError says only "Failed to execute statement").
+const detail = (error: unknown) =>
+  chain(error).map((e) => String(e["message"] ?? "")).filter((m) => m !== "").join(": ")
+
 /** A store failure: `what` failed, with the disk named when it is full. */
 export const failed = (location: string | undefined) => (what: string) => (error: { readonly message: string }) =>
   new HarnessError({
     code: "STORE_FAILED",
     message: isDiskFull(error)
       ? `session store: ${what} failed: the disk holding ${location ?? "the database"} is full; free space and resume`
+      : isConnectionLoss(error)
+      ? `session store: ${what} failed: the connection to the database was lost and not restored within the reconnect window (STEWARD_SESSION_RECONNECT): ${
+        Limits.cut(detail(error), 500)
+      }`
       : `session store: ${what} failed: ${Limits.cut(error.message, 2000)}`
   })

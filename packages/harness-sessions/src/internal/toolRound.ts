@@ -5,6 +5,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Event from "../Event.js"
 import { HarnessError } from "../HarnessError.js"
@@ -60,10 +61,14 @@ const execute = (
         }
       }
       const tool = ctx.tools.find((t) => t.name === call.name)!
+      // A call placed inside the sandbox runs only there: a host without one does not run it.
+      const contained = outcome.allowed && outcome.where === "sandbox"
+      if (contained && Option.isNone(ctx.contained)) return yield* notContained(ctx, call)
       const result: ToolResult = yield* tool.execute(input, {
         workspace: ctx.workspace,
         runId: ctx.run,
-        callId: call.id
+        callId: call.id,
+        ...(contained && Option.isSome(ctx.contained) ? { sandbox: ctx.contained.value } : {})
       }).pipe(
         Effect.provide(ctx.services),
         Effect.catchAll((error: HarnessError) =>
@@ -100,6 +105,15 @@ const execute = (
   )
 
 const toolMessage = Messages.toolResult
+
+// Decided to run inside the sandbox (a stored decision reused by a host without one): not run.
+const notContained = (ctx: Ctx, call: Call) => {
+  const output = `not run: ${call.name} was allowed to run inside the sandbox only, and no sandbox is available now`
+  return Effect.succeed({
+    events: [Event.make(ctx.run, "tool.result", { callId: call.id, tool: call.name, ok: false, output })],
+    result: { ok: false, output } satisfies ToolResult
+  })
+}
 
 // The decision step was committed by an earlier process and the execution step was not.
 const intentOnly = (ctx: Ctx, decision: number, execution: number): boolean =>

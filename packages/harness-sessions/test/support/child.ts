@@ -5,6 +5,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Sandbox } from "@steward/governance-rules"
 import { Effect, Layer } from "effect"
 import * as EventStore from "../../src/EventStore.js"
 import * as ScriptedModel from "../../src/ScriptedModel.js"
@@ -24,7 +25,9 @@ const deps = Layer.mergeAll(
   ScriptedModel.layerFromText(scriptText),
   NodeContext.layer,
   FetchHttpClient.layer,
-  Tools.layerAskUserUnavailable
+  Tools.layerAskUserUnavailable,
+  // STEWARD_TEST_SANDBOX=1: the shell tool runs inside the OS sandbox (ADR 0563)
+  process.env.STEWARD_TEST_SANDBOX === "1" ? Sandbox.layerLinux() : Layer.empty
 )
 
 Effect.runPromise(program.pipe(Effect.provide(Session.layer().pipe(Layer.provideMerge(deps))))).then(

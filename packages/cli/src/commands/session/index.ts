@@ -3,7 +3,8 @@
  * directory's SQLite database.
  *
  * - `run (--script FILE | --model PROVIDER:MODEL) [--goal TEXT] [--level L] [--workspace DIR]
- *   [--rules FILE] PROMPT` starts a session and runs the request to its settle.
+ *   [--rules FILE] [--sandbox on|off] PROMPT` starts a session and runs the request to its settle;
+ *   with the sandbox on (the default, kept by the session) its shell calls run inside the OS boundary.
  * - `list`, `show ID`, `events ID [--follow]` read sessions back (`--follow` tails an open run
  *   until it settles, or until its owner's lease lapses: exit 1, the run is orphaned).
  * - `continue ID [PROMPT]` runs a new request in the session, or without a prompt re-drives the
@@ -89,8 +90,14 @@ const runOptions = {
     Options.optional
   ),
   rules: Options.file("rules", { exists: "yes" }).pipe(
-    Options.withDescription("Policy file (JSON or YAML) with project/user rules"),
+    Options.withDescription("Policy file (JSON or YAML) with project/user rules and its sandbox section"),
     Options.optional
+  ),
+  sandbox: Options.choice("sandbox", ["on", "off"] as const).pipe(
+    Options.withDefault("on" as const),
+    Options.withDescription(
+      "on (default): shell calls the gate allows run inside the OS sandbox; off: on the host, the gate alone decides"
+    )
   ),
   prompt: Args.text({ name: "PROMPT" }).pipe(Args.withDescription("The request"))
 } as const

@@ -9,6 +9,7 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as PolicyFile from "@steward/governance-rules/PolicyFile"
+import * as Sandbox from "@steward/governance-rules/Sandbox"
 import * as EventStore from "@steward/harness-sessions/EventStore"
 import * as Goal from "@steward/harness-sessions/Goal"
 import * as HarnessError from "@steward/harness-sessions/HarnessError"
@@ -61,7 +62,10 @@ const withSessions = <A, E, R>(
   stateDir: Option.Option<string>,
   spec: (
     store: EventStore.EventStore["Type"]
-  ) => Effect.Effect<{ readonly model: string; readonly session?: string }, HarnessError.HarnessError>,
+  ) => Effect.Effect<
+    { readonly model: string; readonly session?: string; readonly sandbox?: "on" | "off" },
+    HarnessError.HarnessError
+  >,
   body: (sessions: Session.Sessions["Type"]) => Effect.Effect<A, E, R>
 ) =>
   Effect.scoped(Effect.gen(function*() {
@@ -80,10 +84,14 @@ const withSessions = <A, E, R>(
       modelLayer(chosen.model, events),
       FetchHttpClient.layer,
       Tools.layerAskUserUnavailable,
+      // The OS boundary under the gate (bubblewrap on Linux; unavailable elsewhere: the gate alone).
+      Sandbox.layer(),
       ...(Option.isSome(reflexes) ? [Layer.succeedContext(reflexes.value)] : [])
     )
     const ctx = yield* Layer.build(
-      Session.layer({ modelName: chosen.model, home: os.homedir() }).pipe(Layer.provide(deps))
+      Session.layer({ modelName: chosen.model, home: os.homedir(), sandbox: chosen.sandbox ?? "on" }).pipe(
+        Layer.provide(deps)
+      )
     )
     return yield* body(Context.get(ctx, Session.Sessions))
   })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? fromHarness(e) : e))
@@ -93,8 +101,12 @@ const noModel = () => Effect.succeed({ model: "none" })
 /** The session's stored model spec. */
 const storedModel = (id: string) => (store: EventStore.EventStore["Type"]) =>
   Effect.map(store.get(id), (row) => {
-    const host = (row.meta as { host?: { model?: unknown } }).host
-    return { model: typeof host?.model === "string" ? host.model : "none", session: id }
+    const host = (row.meta as { host?: { model?: unknown; sandbox?: unknown } }).host
+    return {
+      model: typeof host?.model === "string" ? host.model : "none",
+      session: id,
+      sandbox: host?.sandbox === "off" ? "off" as const : "on" as const
+    }
   })
 
 const settled = (json: boolean, outcome: Session.RunOutcome) =>
@@ -154,13 +166,16 @@ export const run = (options: RunOptions) =>
       ...(r.except === undefined ? {} : { except: r.except })
     }))
     const level = Option.getOrElse(options.level, () => doc?.level ?? Autonomy.defaultLevel)
-    yield* withSessions(options.stateDir, () => Effect.succeed({ model }), (sessions) =>
+    yield* withSessions(options.stateDir, () =>
+      Effect.succeed({ model, sandbox: options.sandbox }), (sessions) =>
       Effect.gen(function*() {
         const created = yield* sessions.create({
-          workspace: Option.getOrElse(options.workspace, () => process.cwd()),
+          workspace: Option.getOrElse(options.workspace, () =>
+            process.cwd()),
           level,
           rules,
-          host: { model }
+          ...(doc?.sandbox === undefined ? {} : { sandbox: doc.sandbox }),
+          host: { model, sandbox: options.sandbox }
         })
         yield* Output.progress(options.json, `session ${created.id}`)
         const outcome = yield* sessions.run(created.id, options.prompt, {

@@ -6,7 +6,7 @@
  * @internal
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -14,6 +14,7 @@ import * as HarnessError from "../../HarnessError.js"
 import type * as Tools from "../../Tools.js"
 import * as BoundedFile from "../boundedFile.js"
 import * as FileWindow from "../fileWindow.js"
+import * as Confined from "./confined.js"
 import { bound, outputLimit } from "./output.js"
 import * as Paths from "./paths.js"
 
@@ -32,11 +33,35 @@ const ioError = (what: string) => (error: unknown) =>
 
 type FileEnv = FileSystem.FileSystem | Path.Path
 
+/** A resolved file, opened through its pinned directory (ADR 0564): `open` is the path to use. */
+interface Opened extends Paths.Resolved {
+  readonly open: string
+}
+
+// Every open of the file tools: no link followed, a hard-linked file refused (`boundedFile`).
+const CONFINED: BoundedFile.Options = { confined: true }
+
+/**
+ * Run `body` with the file's directory pinned (no component a link; `create`: missing
+ * directories made inside it), released afterwards.
+ */
+const pinned = <E, R>(
+  root: string,
+  file: Paths.Resolved,
+  create: boolean,
+  body: (file: Opened) => Effect.Effect<Tools.ToolResult, E, R>
+): Effect.Effect<Tools.ToolResult, E, R> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => Confined.pin(root, file.lexical, create)),
+    (pin) => "refused" in pin ? Effect.succeed(failure(pin.refused)) : body({ ...file, open: pin.file }),
+    (pin) => Effect.sync(() => "refused" in pin ? undefined : pin.release())
+  )
+
 /** Resolve, then run `body` on an existing regular file (or explain why not). */
 const withFile = (
   context: Tools.ToolContext,
   raw: string,
-  body: (file: Paths.Resolved) => Effect.Effect<Tools.ToolResult, HarnessError.HarnessError, FileEnv>
+  body: (file: Opened) => Effect.Effect<Tools.ToolResult, HarnessError.HarnessError, FileEnv>
 ): Effect.Effect<Tools.ToolResult, HarnessError.HarnessError, FileEnv> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -47,8 +72,11 @@ const withFile = (
     if (info._tag === "None") return failure(`${file.relative} does not exist; check the path (list it with shell)`)
     if (info.value.type === "Directory") return failure(`${file.relative} is a directory, not a file`)
     if (info.value.type !== "File") return failure(`${file.relative} is not a regular file`)
-    return yield* body(file)
+    return yield* pinned(yield* rootOf(context.workspace), file, false, body)
   })
+
+const rootOf = (workspace: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.realPath(workspace)).pipe(Effect.orElseSucceed(() => workspace))
 
 /** The largest file `read` and `edit` take (bytes): a larger one is refused before it is read. */
 export const MAX_READ_BYTES = 16 * 1024 * 1024
@@ -70,13 +98,13 @@ const refusal = (
     ))
 
 const fromRead = (
-  file: Paths.Resolved,
+  file: Opened,
   result: BoundedFile.Read
 ): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> =>
   result._tag === "bytes" ? Effect.succeed(result.bytes.toString("utf8")) : refusal(file, result)
 
-const readText = (file: Paths.Resolved): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> =>
-  Effect.suspend(() => fromRead(file, BoundedFile.read(file.absolute, MAX_READ_BYTES, file.relative)))
+const readText = (file: Opened): Effect.Effect<string | Tools.ToolResult, HarnessError.HarnessError> =>
+  Effect.suspend(() => fromRead(file, BoundedFile.read(file.open, MAX_READ_BYTES, file.relative, CONFINED)))
 
 /**
  * The most a `read` of a file over `MAX_READ_BYTES` shows at once (bytes): whole lines within the
@@ -86,14 +114,15 @@ export const WINDOW_BYTES = outputLimit
 
 /** `read` of a file over the limit: the window from `offset`, and how to read the next one. */
 const readWindow = (
-  file: Paths.Resolved,
+  file: Opened,
   input: { readonly offset?: number | undefined; readonly limit?: number | undefined }
 ): Effect.Effect<Tools.ToolResult, HarnessError.HarnessError> =>
   Effect.suspend(() => {
     const result = FileWindow.read(
-      file.absolute,
+      file.open,
       { fromLine: input.offset ?? 1, maxLines: input.limit, maxBytes: WINDOW_BYTES },
-      file.relative
+      file.relative,
+      CONFINED
     )
     if (result._tag === "past-end") {
       return Effect.succeed(
@@ -124,9 +153,9 @@ const readWindow = (
   })
 
 // A guarded write: never blocks on a FIFO at the target, never truncates a non-regular file.
-const writeBody = (file: Paths.Resolved, content: string) =>
+const writeBody = (file: Opened, content: string) =>
   Effect.suspend(() => {
-    const result = BoundedFile.write(file.absolute, content, file.relative)
+    const result = BoundedFile.write(file.open, content, file.relative, CONFINED)
     return Effect.succeed(result._tag === "written" ? undefined : failure(result.message))
   })
 
@@ -151,7 +180,7 @@ export const read: Tools.Tool<typeof readFields, FileEnv> = {
   execute: (input, context) =>
     withFile(context, input.path, (file) =>
       Effect.gen(function*() {
-        const whole = BoundedFile.read(file.absolute, MAX_READ_BYTES, file.relative)
+        const whole = BoundedFile.read(file.open, MAX_READ_BYTES, file.relative, CONFINED)
         if (whole._tag === "refused" && whole.reason === "too-large") return yield* readWindow(file, input)
         const text = yield* fromRead(file, whole)
         if (typeof text !== "string") return text
@@ -195,16 +224,18 @@ export const write: Tools.Tool<typeof writeFields, FileEnv> = {
       if (info._tag === "Some" && info.value.type !== "File") {
         return failure(`${file.relative} exists and is not a regular file; choose another path`)
       }
-      const dir = (yield* Path.Path).dirname(file.absolute)
-      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioError(`creating ${dir}`)))
-      const refused = yield* writeBody(file, input.content)
-      if (refused !== undefined) return refused
-      const bytes = new TextEncoder().encode(input.content).length
-      return {
-        ok: true,
-        output: `${info._tag === "Some" ? "replaced" : "created"} ${file.relative} (${bytes} bytes)`,
-        filesTouched: [file.relative]
-      }
+      // Parent directories are made inside the pinned walk: never through a link (ADR 0564).
+      return yield* pinned(yield* rootOf(context.workspace), file, true, (opened) =>
+        Effect.gen(function*() {
+          const refused = yield* writeBody(opened, input.content)
+          if (refused !== undefined) return refused
+          const bytes = new TextEncoder().encode(input.content).length
+          return {
+            ok: true,
+            output: `${info._tag === "Some" ? "replaced" : "created"} ${file.relative} (${bytes} bytes)`,
+            filesTouched: [file.relative]
+          } satisfies Tools.ToolResult
+        }))
     })
 }
 

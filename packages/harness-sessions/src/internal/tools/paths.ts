@@ -16,6 +16,8 @@ export interface Resolved {
   readonly absolute: string
   /** Workspace-relative path with `/` separators, as events and checkpoints record it. */
   readonly relative: string
+  /** The path as given, made workspace-relative without resolving any link (what the file tools open). */
+  readonly lexical: string
 }
 
 const inside = (path: Path.Path, root: string, candidate: string): string | undefined => {
@@ -55,5 +57,5 @@ export const resolve = (
     if (relative === undefined) {
       return Either.left(`${raw} leads outside the workspace (through a symbolic link); use a path inside it`)
     }
-    return Either.right({ absolute, relative })
+    return Either.right({ absolute, relative, lexical: inside(path, root, lexical)! })
   })

@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as HarnessError from "../../HarnessError.js"
 import type * as Tools from "../../Tools.js"
+import * as ContainedShell from "./containedShell.js"
 import { Collector } from "./output.js"
 import * as Supervised from "./supervised.js"
 
@@ -90,8 +91,12 @@ export const tool: Tools.Tool<typeof fields, CommandExecutor.CommandExecutor> = 
   governance: (input) => ({ tool: "shell", command: input.command }),
   execute: (input, context) =>
     Effect.gen(function*() {
-      const executor = yield* CommandExecutor.CommandExecutor
       const { note, seconds } = budget(input.timeoutSeconds, input.reason)
+      if (context.sandbox !== undefined) {
+        const result = yield* ContainedShell.run(context.sandbox, context.workspace, input.command, seconds, narrow)
+        return note === undefined ? result : { ...result, output: `[${note}]\n${result.output}` }
+      }
+      const executor = yield* CommandExecutor.CommandExecutor
       const command = Supervised.command(input.command).pipe(
         Command.workingDirectory(context.workspace),
         Command.stdin(Stream.empty)

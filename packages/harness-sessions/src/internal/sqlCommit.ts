@@ -1,0 +1,203 @@
+/**
+ * One commit of the SQL store: one transaction that renews the writer's lease, bumps the
+ * session's `last_seq` and writes the events, step and revision together. A lost connection is
+ * retried within the reconnect window (ADR 0562); when it is lost at the COMMIT itself the outcome
+ * is unknown, so the commit is read back (the events at the seqs it took, or its step or revision)
+ * before anything is tried again: a commit that landed is never written twice, one that did not
+ * is written again, and one that cannot be read back stays a typed failure — never a retry.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Event from "../Event.js"
+import type * as EventStore from "../EventStore.js"
+import { HarnessError } from "../HarnessError.js"
+import * as Reconnect from "./reconnect.js"
+import * as Rows from "./rows.js"
+
+/** The COMMIT statement failed: whether the transaction landed is not known yet. */
+export class CommitUnknown extends Data.TaggedError("CommitUnknown")<{ readonly error: SqlError.SqlError }> {}
+
+const isSqlError = (u: unknown): u is SqlError.SqlError =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "SqlError"
+
+/**
+ * `body` in one transaction. A statement's failure is kept: when SQLite has rolled the transaction
+ * back itself (after SQLITE_FULL), the ROLLBACK fails and would report only that. A failure of
+ * the COMMIT (which `withTransaction` turns into a defect) is `CommitUnknown`.
+ */
+export const transaction = (sql: SqlClient.SqlClient) =>
+<A, E, R>(
+  body: Effect.Effect<A, E | SqlError.SqlError, R>
+): Effect.Effect<A, E | SqlError.SqlError | CommitUnknown, R> =>
+  Effect.suspend(() => {
+    let first: SqlError.SqlError | undefined
+    let finished = false
+    return body.pipe(
+      Effect.tapError((error) => Effect.sync(() => void (isSqlError(error) ? (first ??= error) : undefined))),
+      Effect.tap(() => Effect.sync(() => void (finished = true))),
+      sql.withTransaction,
+      Effect.catchAllDefect((defect) => {
+        if (first !== undefined) return Effect.fail(first)
+        if (!isSqlError(defect)) return Effect.die(defect)
+        return Effect.fail(finished ? new CommitUnknown({ error: defect }) : defect)
+      })
+    )
+  })
+
+// Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
+const BATCH = 500
+
+const json = (value: unknown): string => JSON.stringify(value ?? null)
+
+/** What a commit needs of its store. */
+export interface Deps {
+  readonly sql: SqlClient.SqlClient
+  readonly renewLease: (
+    id: string,
+    owner: EventStore.Owner,
+    now: number,
+    take: boolean
+  ) => Effect.Effect<unknown, HarnessError | SqlError.SqlError>
+  readonly now: Effect.Effect<number>
+  readonly window: Duration.Duration
+  readonly failed: (what: string) => (error: { readonly message: string }) => HarnessError
+}
+
+// What one attempt wrote, to recognise it when the COMMIT's outcome is unknown.
+interface Written {
+  readonly first: number
+  readonly data: ReadonlyArray<string>
+  readonly events: ReadonlyArray<Event.SessionEvent>
+}
+
+/** Commit `commit` to session `id`; the events as stored. */
+export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) => {
+  const { sql } = deps
+  const n = commit.events.length
+  const data = commit.events.map((e) => json(e.data))
+  const once = Effect.suspend(() => {
+    let written: Written | undefined
+    const body = Effect.gen(function*() {
+      const at = commit.at ?? (yield* deps.now)
+      // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
+      if (commit.owner !== undefined) yield* deps.renewLease(id, commit.owner, yield* deps.now, false)
+      const bumped = yield* (commit.meta === undefined
+        ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
+        : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+          json(commit.meta)
+        } WHERE id = ${id} RETURNING last_seq`)
+      const last = bumped[0]?.["last_seq"]
+      if (typeof last !== "number") {
+        return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
+      }
+      const first = last - n + 1
+      const rows = commit.events.map((e, i) => ({
+        session: id,
+        seq: first + i,
+        at,
+        run: e.run,
+        type: e.type,
+        data: data[i]!
+      }))
+      for (let i = 0; i < rows.length; i += BATCH) {
+        yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
+      }
+      if (commit.step !== undefined) {
+        const { index, result, run } = commit.step
+        yield* sql`INSERT INTO harness_steps (session, run, idx, result)
+            VALUES (${id}, ${run}, ${index}, ${json(result)})`
+      }
+      if (commit.revision !== undefined) yield* revise(sql, id, commit.revision)
+      const events = commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
+      written = { first, data, events }
+      return events
+    })
+    return transaction(sql)(body).pipe(
+      Effect.catchTag("CommitUnknown", ({ error }) =>
+        written === undefined || !Reconnect.isConnectionLoss(error)
+          ? Effect.fail(error)
+          : resolve(deps, id, commit, written, error))
+    )
+  })
+  return once.pipe(
+    Reconnect.retrying(deps.window),
+    Effect.mapError((error) => isSqlError(error) ? deps.failed("commit")(error) : error)
+  )
+}
+
+const revise = (sql: SqlClient.SqlClient, id: string, r: EventStore.Revision) =>
+  Effect.gen(function*() {
+    const top = yield* sql`SELECT COALESCE(MAX(revision), 0) AS top FROM harness_receipts WHERE session = ${id}`
+    if (Number(top[0]?.["top"] ?? 0) + 1 !== r.revision) {
+      return yield* new HarnessError({
+        code: "STORE_FAILED",
+        message: `revision ${r.revision} does not follow ${String(top[0]?.["top"])}`
+      })
+    }
+    yield* sql`INSERT INTO harness_receipts (session, revision, digest, record, payload)
+            VALUES (${id}, ${r.revision}, ${r.digest}, ${json(r.record)}, ${json(r.receipt)})`
+  })
+
+// The COMMIT was sent and the connection was lost: read back whether it landed (retrying the
+// read within the window). Landed: its events are the result. Not landed: the lost connection
+// again, so the commit is tried anew (its lease renewal then says whether this writer still owns
+// the session). Unreadable: a typed failure that is never retried, so nothing is written twice.
+const resolve = (
+  deps: Deps,
+  id: string,
+  commit: EventStore.Commit,
+  written: Written,
+  error: SqlError.SqlError
+) =>
+  landed(deps.sql, id, commit, written).pipe(
+    Reconnect.retrying(deps.window),
+    Effect.mapError((readError) =>
+      new HarnessError({
+        code: "STORE_FAILED",
+        message:
+          `session store: commit failed: the connection was lost at COMMIT and the outcome could not be read back (${
+            deps.failed("read-back")(readError).message
+          }); check the session with \`session verify\` before resuming`
+      })
+    ),
+    Effect.flatMap((ok) => ok ? Effect.succeed(written.events) : Effect.fail(error))
+  )
+
+/** Whether the commit `written` describes is stored: its events at its seqs, else its step or revision. */
+export const landed = (
+  sql: SqlClient.SqlClient,
+  id: string,
+  commit: EventStore.Commit,
+  written: Written
+): Effect.Effect<boolean, SqlError.SqlError> => {
+  const n = commit.events.length
+  if (n > 0) {
+    return sql<{ seq: unknown; run: unknown; type: unknown; data: unknown }>`SELECT seq, run, type, data
+      FROM harness_events WHERE session = ${id} AND seq >= ${written.first} AND seq < ${written.first + n}
+      ORDER BY seq`.pipe(Effect.map((rows) =>
+      rows.length === n && rows.every((row, i) => {
+        const e = commit.events[i]!
+        return Number(row.seq) === written.first + i && row.type === e.type && (row.run ?? null) === e.run &&
+          row.data === written.data[i]
+      })
+    ))
+  }
+  if (commit.step !== undefined) {
+    const { index, result, run } = commit.step
+    return sql<{ result: unknown }>`SELECT result FROM harness_steps
+      WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
+      Effect.map((rows) => rows[0]?.result === json(result))
+    )
+  }
+  if (commit.revision !== undefined) {
+    return sql<{ digest: unknown }>`SELECT digest FROM harness_receipts
+      WHERE session = ${id} AND revision = ${commit.revision.revision}`.pipe(
+      Effect.map((rows) => rows[0]?.digest === commit.revision!.digest)
+    )
+  }
+  // A commit of meta alone: writing it again changes nothing.
+  return Effect.succeed(false)
+}
