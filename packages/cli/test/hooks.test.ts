@@ -279,7 +279,8 @@ describe("steward hooks install / uninstall", () => {
       assert.strictEqual(installed.model, "opus")
       assert.strictEqual(installed.hooks.PreToolUse.length, 2)
       assert.strictEqual(installed.hooks.PreToolUse[0].hooks[0].command, "./mine.sh")
-      assert.include(installed.hooks.Stop[0].hooks[0].command, "hook claude-code Stop")
+      // The lean entry (ADR 0006) when the CLI is built, else `steward hook` through tsx.
+      assert.match(installed.hooks.Stop[0].hooks[0].command, /(?:hook\.cjs|bin\.ts'? hook) claude-code Stop /)
       assert.include(installed.hooks.Stop[0].hooks[0].command, `--state-dir ${state}`)
       const status = yield* runCli(["hooks", "status", "--workspace", ws, "--json"])
       assert.include(Object.keys(status.json().clients[0].events), "PreToolUse")
