@@ -4,7 +4,8 @@
  * - `check [--level L] [--workspace DIR] [--rules FILE] --tool shell -- 'COMMAND'` (also
  *   `--tool read|write --path P…`, `--tool fetch --url U`, `--tool mcp --name N --input JSON`,
  *   `--tool agent --name N`) prints `{decision, citation, segments, reasons}`. Relative paths
- *   resolve against the workspace (default: the current directory). Exit 0 whatever the decision.
+ *   resolve against the workspace (default: the current directory). Exit 0 whatever the decision,
+ *   unless `--exit-code`: 0 allow, 1 deny, 3 ask (2 stays "could not run").
  * - `explain [--level L] [--workspace DIR] [--rules FILE]` prints the effective rules by layer.
  * - `test FILE [--level L] [--workspace DIR] [--rules FILE]` runs a table of cases; exit 1 on any
  *   mismatch.
@@ -24,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cannotRun, NegativeResult } from "../CliError.js"
+import { cannotRun, ChildExit, NegativeResult } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as Issues from "../Issues.js"
 import * as Output from "../Output.js"
@@ -242,6 +243,9 @@ const check = Command.make(
       Options.withDescription("JSON input for --tool mcp (- reads it from stdin)")
     ),
     sandbox: SandboxCommand.sandboxOption,
+    exitCode: Options.boolean("exit-code").pipe(
+      Options.withDescription("Exit with the decision, like git diff --exit-code: 0 allow, 1 deny, 3 ask")
+    ),
     command: Args.text({ name: "COMMAND" }).pipe(Args.repeated, Args.withDescription("The shell command (after --)"))
   },
   (options) =>
@@ -267,6 +271,9 @@ const check = Command.make(
         sandbox: where
       }
       yield* Output.result(options.json, report, renderDecision)
+      // 2 stays "could not decide"; 3 (ask) leaves it free, as `git diff --exit-code` leaves 1 for changes.
+      if (options.exitCode && report.decision === "deny") return yield* new NegativeResult({ reason: "denied" })
+      if (options.exitCode && report.decision === "ask") return yield* new ChildExit({ status: 3 })
     }).pipe(Effect.catchTag("GovernanceError", (error) => Effect.fail(toFailure(error))))
 ).pipe(Command.withDescription("Decide one tool call: allow, ask or deny, with the citation"))
 
