@@ -1,5 +1,5 @@
 import { createRequire } from "node:module"
-import { defineConfig } from "tsup"
+import { build, defineConfig, type Options } from "tsup"
 
 const require = createRequire(import.meta.url)
 // @effect/ai is a dependency of harness-sessions, not of the CLI: resolved from there.
@@ -34,13 +34,37 @@ const packageVersions = Object.fromEntries(
   ) => [name, name === "@steward/cli" ? (require("./package.json") as { version: string }).version : versionOf(name)])
 )
 
+// The lean hook entry (ADR 0006): one CommonJS file with nothing to resolve but Node's built-ins,
+// so a hook call answered by the decision server never starts Node's ES module loader. The
+// decision host it falls back to is the ES bundle's `hookHost` entry (a computed `import()`).
+// Built after the ES bundle (whose `clean` would otherwise race with it).
+const hookEntry: Options = {
+  entry: { hook: "src/hook.ts" },
+  format: ["cjs"],
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  minifyIdentifiers: true,
+  clean: false,
+  tsconfig: "tsconfig.build.json",
+  silent: true,
+  // Built from here, not from this file's default export (which would build everything again).
+  config: false
+}
+
 // The CLI is one bundle: workspace libraries and the Effect packages are inlined (Effect ships
 // hundreds of ES modules: resolving and compiling them one by one took most of a command's
 // startup). What loads files of its own at run time stays external: the native better-sqlite3,
 // web-tree-sitter with the tree-sitter-bash grammar (WASM found next to their packages), yaml.
 export default defineConfig({
   // reflex-core's fit worker entry ships next to the bundle, where FitWorkers.entry points
-  entry: { bin: "src/bin.ts", "internal/fitWorker": "../reflex-core/src/internal/fitWorker.ts" },
+  entry: {
+    bin: "src/bin.ts",
+    hookHost: "src/hooks/Host.ts",
+    "internal/fitWorker": "../reflex-core/src/internal/fitWorker.ts"
+  },
   format: ["esm"],
   platform: "node",
   target: "node20",
@@ -61,5 +85,6 @@ export default defineConfig({
     js:
       "import { createRequire as __stewardCreateRequire } from \"node:module\"; const require = __stewardCreateRequire(import.meta.url);"
   },
-  define: { __STEWARD_PACKAGE_VERSIONS__: JSON.stringify(packageVersions) }
+  define: { __STEWARD_PACKAGE_VERSIONS__: JSON.stringify(packageVersions) },
+  onSuccess: () => build(hookEntry)
 })

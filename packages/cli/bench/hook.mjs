@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// A PreToolUse hook decision as an agent CLI makes it: the wall time of the whole process
-// `node dist/bin.js hook claude-code PreToolUse …` (the event on stdin, the answer on stdout),
-// answered by a warm decision server, beside `node -e 0` (the floor: Node's own start-up) and
+// A PreToolUse hook decision as an agent CLI makes it: the wall time of the whole process the
+// client starts — the exact PreToolUse command `steward hooks install claude-code` wrote into
+// the workspace's `.claude/settings.json` (today `node dist/hook.cjs claude-code PreToolUse …`),
+// the event on stdin, the answer on stdout — answered by a warm decision server, beside `node -e 0` (the floor: Node's own start-up) and
 // the old one-shot path (`policy check --json`, the whole CLI deciding in its own process). Runs
 // interleave — floor, hook, one-shot, again — so all three see the same load; medians, p90 and
 // the ratios to the floor. Issue 33's target: hook median ≤ 1.2 × `node -e 0` (ADR 0006).
@@ -40,7 +41,21 @@ const event = JSON.stringify({
   tool_input: { command: "git status && npm test", description: "check" },
   tool_use_id: "toolu_bench"
 })
-const hookArgs = [bin, "hook", "claude-code", "PreToolUse", "--workspace", ws, "--state-dir", state]
+
+// The command the client would run, from the settings `hooks install` wrote. Its words are
+// POSIX single-quoted (`SandboxRewrite.quote`); they are split here and spawned directly, as
+// `node -e 0` is (the client's own `sh -c` costs the same beside either).
+const installed = spawnSync(process.execPath, [bin, "hooks", "install", "claude-code", "--workspace", ws, "--state-dir", state], {
+  env,
+  encoding: "utf8"
+})
+if (installed.status !== 0) throw new Error(`hooks install: ${installed.stderr}`)
+const settings = JSON.parse(fs.readFileSync(path.join(ws, ".claude", "settings.json"), "utf8"))
+const command = settings.hooks.PreToolUse[0].hooks[0].command
+const words = [...command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => m[1] === undefined ? m[2] : m[1].replaceAll("'\\''", "'"))
+if (words[0] !== process.execPath) throw new Error(`unexpected hook command ${command}`)
+const hookArgs = words.slice(1)
+console.log(`hook command: ${command}`)
 
 const wall = (args, input) => {
   const start = process.hrtime.bigint()

@@ -16,9 +16,12 @@ import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure } from "./CliError.js"
 import * as CommandSpec from "./CommandSpec.js"
+import * as Completion from "./Completion.js"
 import * as Grammar from "./Grammar.js"
 import * as Help from "./Help.js"
 import { cliVersion } from "./internal/versions.js"
+import * as Output from "./Output.js"
+import * as Version from "./Version.js"
 
 type AnyCommand = Command.Command<any, any, any, any>
 
@@ -272,6 +275,31 @@ const parseAndRun = (area: AnyCommand, outcome: Extract<Grammar.Parsed, { readon
   })
 
 /**
+ * The root's own words besides the areas: listed in its help and completed.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export const rootWords = ["help", "completion", "--version", "-V"] as const
+
+const completion = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const shell = args[0]
+    const usage = "usage: steward completion bash|zsh|fish"
+    if (args.length !== 1 || !(Completion.shells as ReadonlyArray<string>).includes(shell!)) {
+      return yield* Effect.fail(
+        cannotRun(
+          "usage",
+          shell === undefined ? `completion needs a shell (${usage})` : `unknown shell '${args.join(" ")}' (${usage})`,
+          { argument: "SHELL", choices: [...Completion.shells] }
+        )
+      )
+    }
+    const { spec } = yield* loadAll
+    yield* Console.log(Completion.script(shell as Completion.Shell, spec, rootWords).trimEnd())
+  })
+
+/**
  * Check `argv` (as `process.argv`: node, script, then arguments) against the grammar and run the
  * matching command; help and version are printed here, on stdout.
  *
@@ -280,9 +308,13 @@ const parseAndRun = (area: AnyCommand, outcome: Extract<Grammar.Parsed, { readon
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown, Environment> =>
   Effect.gen(function*() {
-    const globals = Grammar.splitGlobals(argv.slice(2))
-    if (!("rest" in globals)) return yield* Effect.fail(globals)
+    const split = Grammar.splitGlobals(argv.slice(2))
+    if (!("rest" in split)) return yield* Effect.fail(split)
+    // `steward help [CMD…]` is `steward CMD… --help`, as in git and cargo.
+    const helpWord = firstWord(split.rest) === "help" && split.rest[0] === "help"
+    const globals = helpWord ? { ...split, rest: [...split.rest.slice(1), "--help"] } : split
     const word = firstWord(globals.rest)
+    if (word === "completion" && globals.rest[0] === "completion") return yield* completion(globals.rest.slice(1))
     const area = areas.find((a) => a.name === word)
     const loaded = area === undefined ? new Map<string, AnyCommand>() : yield* loadAreas([area.name])
     const parsed = Grammar.analyze(rootSpec(loaded), globals)
@@ -290,7 +322,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown, E
     const outcome = parsed as Grammar.Parsed
     switch (outcome._tag) {
       case "Version":
-        return yield* Console.log(cliVersion())
+        return yield* Output.result(globals.json, Version.report(), Version.render)
       case "Help":
         return yield* Console.log(Help.render(outcome.spec, { color: Help.colorAllowed() }))
       case "Run": {

@@ -235,7 +235,7 @@ export const analyze = (root: CommandSpec, globals: Globals): Parsed | CommandFa
         help = true
         continue
       }
-      if (name === "--version" && node === root) return { _tag: "Version" }
+      if ((name === "--version" || name === "-V") && node === root) return { _tag: "Version" }
       const option = findOption(node.options, name)
       if (option === undefined) return unknownOption(root, node, name)
       if (option.takesValue) {

@@ -1,5 +1,6 @@
 /**
- * Help text rendered from the command tree: at most 100 columns, usage lines with the full path,
+ * Help text rendered from the command tree: wrapped to the terminal's width (at most 100 columns;
+ * 80 when stdout is not a terminal; `COLUMNS` wins), usage lines with the full path,
  * required and optional arguments marked, the examples of every verb, and no escape codes unless
  * stdout is a terminal (and `NO_COLOR` is unset).
  *
@@ -9,12 +10,28 @@ import type { ArgSpec, CommandSpec, OptionSpec } from "./CommandSpec.js"
 import * as Examples from "./Examples.js"
 
 /**
- * The widest line help prints.
+ * The widest line help prints at most, on the widest terminal (longer lines are hard to read).
  *
  * @since 0.1.0
  * @category constants
  */
-export const width = 100
+export const maxWidth = 100
+
+/**
+ * The width help wraps to: `COLUMNS` when set, else the terminal's columns, else 80 (piped, as
+ * `man` and `git` do); never above `maxWidth` nor below 40.
+ *
+ * @since 0.4.0
+ * @category utils
+ */
+export const width = (
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  terminal: number | undefined = process.stdout.isTTY === true ? process.stdout.columns : undefined
+): number => {
+  const columns = Number(env["COLUMNS"])
+  const chosen = Number.isInteger(columns) && columns > 0 ? columns : terminal ?? 80
+  return Math.max(40, Math.min(maxWidth, chosen))
+}
 
 /**
  * Whether help may use bold headings: stdout is a terminal and `NO_COLOR` is unset or empty.
@@ -26,13 +43,15 @@ export const colorAllowed = (): boolean =>
   process.stdout.isTTY === true && (process.env["NO_COLOR"] === undefined || process.env["NO_COLOR"] === "")
 
 /** Wrap `text` to fit in `width - indent` columns, continuation lines indented by `indent`. */
+let columns = 80
+
 const wrap = (text: string, indent: number, first = "", pad = true): Array<string> => {
   const lines: Array<string> = []
   let line = pad ? first.padEnd(indent) : first
   let empty = true
   for (const word of text.split(/\s+/).filter((w) => w.length > 0)) {
     const candidate = empty ? `${line}${word}` : `${line} ${word}`
-    if (!empty && candidate.length > width) {
+    if (!empty && candidate.length > columns) {
       lines.push(line)
       line = `${" ".repeat(indent)}${word}`
     } else {
@@ -104,15 +123,30 @@ const table = (rows: ReadonlyArray<readonly [string, string]>): Array<string> =>
  * @since 0.1.0
  * @category rendering
  */
-export const render = (spec: CommandSpec, options: { readonly color?: boolean } = {}): string => {
+export const render = (
+  spec: CommandSpec,
+  options: { readonly color?: boolean; readonly width?: number } = {}
+): string => {
   const bold = options.color ?? false
+  columns = options.width ?? width()
+  const root = spec.path.length === 1
   const lines: Array<string> = [
     ...wrap(usageLine(spec), 7, section("Usage:", bold).padEnd(bold ? 15 : 7)),
     "",
     ...wrap(spec.description, 0)
   ]
   if (spec.children.length > 0) {
-    lines.push("", section("Commands:", bold), ...table(spec.children.map((c) => [c.name, c.description])))
+    const builtIns: Array<readonly [string, string]> = root
+      ? [["help", "Show the help of a command: steward help session run"], [
+        "completion",
+        "Print a shell completion script: steward completion bash|zsh|fish"
+      ]]
+      : []
+    lines.push(
+      "",
+      section("Commands:", bold),
+      ...table([...spec.children.map((c) => [c.name, c.description] as const), ...builtIns])
+    )
   }
   if (spec.args.length > 0) {
     lines.push(
@@ -136,7 +170,8 @@ export const render = (spec: CommandSpec, options: { readonly color?: boolean } 
     ...table([
       ["--json", "Print one JSON document on stdout; errors as JSON on stderr"],
       ["--state-dir DIR", "State directory (default: $STEWARD_STATE_DIR, else ./.steward)"],
-      ["-h, --help", "Show this help"]
+      ["-h, --help", "Show this help"],
+      ...(root ? [["-V, --version", "Print the version (node and sqlite too; an object under --json)"] as const] : [])
     ])
   )
   const examples = Examples.of(spec.path)

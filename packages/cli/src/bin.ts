@@ -61,5 +61,12 @@ const cli = async () => {
   stopper.run(() => start(process.argv))
 }
 
-if (process.argv[2] === "hook") await (await import("./internal/hookClient.js")).run(process.argv.slice(3))
-else await cli()
+if (process.argv[2] === "hook") {
+  const file = process.argv[1] ?? ""
+  await (await import("./internal/hookClient.js")).run(process.argv.slice(3), {
+    file,
+    prefix: ["hook"],
+    cli: file,
+    host: () => import("./hooks/Host.js")
+  })
+} else await cli()

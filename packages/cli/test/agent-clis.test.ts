@@ -7,6 +7,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import * as Sandbox from "@steward/governance-rules/Sandbox"
 import * as Learning from "@steward/reflex-core/Learning"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Effect from "effect/Effect"
@@ -50,8 +51,17 @@ const setup = async (client: Agents.Client, name: string, script: (t: Models.Tur
   const env = Agents.environment(client, s, server.url)
   Agents.configure(client, s, server.url, fixtures)
   install(client, s, env)
+  // The rewrite into the sandbox is the decision server's (it probes the boundary once, as it
+  // starts): warm, every call goes the way it does after a session's first.
+  await Agents.warmServer(s, env)
   return { s, server, env }
 }
+
+/** Whether this machine has Steward's boundary (bubblewrap that starts). */
+const boundary = () =>
+  Effect.runPromise(
+    Effect.flatMap(Sandbox.Sandbox, (sandbox) => sandbox.availability).pipe(Effect.provide(Sandbox.layer()))
+  )
 
 const modelTurns = (server: Models.ModelServer) =>
   server.requests.filter((r) => r.wire !== "other" && !r.url.includes(":generateContent"))
@@ -102,15 +112,21 @@ for (const client of clients) {
                 JSON.stringify(d.calls ?? []).includes("unresolved-marker")
               )
               assert.isDefined(unresolved)
-              if (unresolved.rewritten === true) {
+              if (client === "codex") {
+                // Codex's own workspace-write sandbox contains it (Steward's cannot start inside it): allowed
+                // as it is, citing Codex's sandbox, and it ran there (the workspace is writable in it).
+                assert.deepStrictEqual(
+                  [unresolved.where, unresolved.citation.ruleId, unresolved.boundary, unresolved.rewritten],
+                  ["sandbox", "sandbox.contained", "codex:workspace-write", false]
+                )
+                assert.isTrue(fs.existsSync(path.join(ws, "unresolved-marker")), "it ran in Codex's sandbox")
+              } else if (unresolved.rewritten === true) {
                 assert.deepStrictEqual([unresolved.where, unresolved.citation.ruleId], ["sandbox", "sandbox.contained"])
-                // Claude Code and Gemini run it inside the boundary (the workspace is writable there); Codex
-                // shows the rewritten command it ran under its own sandbox.
-                if (client === "codex") assert.include(result.stdout, " sandbox --workspace ")
-                else {assert.isTrue(
-                    fs.existsSync(path.join(ws, "unresolved-marker")),
-                    "the rewritten command ran in the sandbox"
-                  )}
+                // Claude Code and Gemini run it inside the boundary (the workspace is writable there).
+                assert.isTrue(
+                  fs.existsSync(path.join(ws, "unresolved-marker")),
+                  "the rewritten command ran in the sandbox"
+                )
               } else {
                 assert.strictEqual(unresolved.answer, "ask")
                 assert.isFalse(fs.existsSync(path.join(ws, "unresolved-marker")), "the unresolved command did not run")
@@ -120,7 +136,7 @@ for (const client of clients) {
               assert.isAtLeast(turns.length, 2)
               const last = turns.at(-1)!.text
               assert.include(last, "universal.force-push")
-              if (unresolved.rewritten !== true) assert.include(last, "steward hooks approve")
+              if (unresolved.answer === "ask") assert.include(last, "steward hooks approve")
               assert.notInclude(JSON.stringify(server.requests.map((r) => r.url)), "http")
             } finally {
               Agents.stopServers(s)
@@ -153,6 +169,48 @@ for (const client of clients) {
             fs.rmSync(s.root, { recursive: true, force: true })
           }
         }), 240_000)
+
+      if (client === "codex") {
+        it.live(
+          "codex with no sandbox of its own (danger-full-access): what the analyser cannot resolve is rewritten into Steward's sandbox and runs there",
+          () =>
+            Effect.promise(async () => {
+              let ws = ""
+              const { env, s, server } = await setup(client, "open", (t) =>
+                t.step === 0
+                  ? { shell: [`eval "$(echo touch ${ws}/unresolved-marker)"`] }
+                  : { text: "All done." })
+              ws = s.ws
+              try {
+                const result = await Agents.run(
+                  exe(),
+                  Agents.argv(client, "Run the step", { codexSandbox: "danger-full-access" }),
+                  s,
+                  env
+                )
+                assert.strictEqual(result.exitCode, 0, result.stderr.slice(-2000))
+                const unresolved = decisions(path.join(ws, ".steward")).find((d) =>
+                  JSON.stringify(d.calls ?? []).includes("unresolved-marker")
+                )
+                assert.isDefined(unresolved)
+                if ((await boundary()).available) {
+                  assert.strictEqual(unresolved.boundary, "steward")
+                  assert.include(result.stdout, " sandbox --workspace ")
+                  assert.isTrue(fs.existsSync(path.join(ws, "unresolved-marker")), "it ran in Steward's sandbox")
+                } else {
+                  // No boundary on this machine (no bubblewrap): asked, a deny in codex exec — and not run.
+                  assert.strictEqual(unresolved.answer, "ask")
+                  assert.isFalse(fs.existsSync(path.join(ws, "unresolved-marker")))
+                }
+              } finally {
+                Agents.stopServers(s)
+                await server.close()
+                fs.rmSync(s.root, { recursive: true, force: true })
+              }
+            }),
+          240_000
+        )
+      }
 
       if (client === "gemini") return
 

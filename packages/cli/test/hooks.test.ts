@@ -7,9 +7,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ReflexEngine from "../src/commands/reflex/engine.js"
+import * as CodexSandbox from "../src/hooks/CodexSandbox.js"
 import * as HookRuntime from "../src/hooks/HookRuntime.js"
 import * as Host from "../src/hooks/Host.js"
 import * as Input from "../src/hooks/Input.js"
@@ -279,7 +281,8 @@ describe("steward hooks install / uninstall", () => {
       assert.strictEqual(installed.model, "opus")
       assert.strictEqual(installed.hooks.PreToolUse.length, 2)
       assert.strictEqual(installed.hooks.PreToolUse[0].hooks[0].command, "./mine.sh")
-      assert.include(installed.hooks.Stop[0].hooks[0].command, "hook claude-code Stop")
+      // The lean entry (ADR 0006) when the CLI is built, else `steward hook` through tsx.
+      assert.match(installed.hooks.Stop[0].hooks[0].command, /(?:hook\.cjs|bin\.ts'? hook) claude-code Stop /)
       assert.include(installed.hooks.Stop[0].hooks[0].command, `--state-dir ${state}`)
       const status = yield* runCli(["hooks", "status", "--workspace", ws, "--json"])
       assert.include(Object.keys(status.json().clients[0].events), "PreToolUse")
@@ -330,6 +333,34 @@ describe("the sandbox rewrite", () => {
     }
   })
 })
+
+/** A Codex transcript whose turn context (for the captured input's turn) has `policy`. */
+/** The evidence store, read directly (better-sqlite3 ships no types). */
+interface Db {
+  prepare(sql: string): { all(): Array<{ data: string }> }
+  close(): void
+}
+const Database = createRequire(import.meta.url)("better-sqlite3") as new(file: string, o: object) => Db
+
+const codexTranscript = (
+  ws: string,
+  policy: Record<string, unknown>,
+  options: { readonly turn?: string; readonly after?: ReadonlyArray<string> } = {}
+) => {
+  const turn = options.turn ??
+    String((event("codex-hook-inputs.jsonl", "PreToolUse", ws) as Record<string, unknown>)["turn_id"])
+  const file = path.join(ws, `rollout-${Math.random().toString(36).slice(2)}.jsonl`)
+  const lines = [
+    JSON.stringify({ type: "session_meta", payload: { id: "s" } }),
+    JSON.stringify({
+      type: "turn_context",
+      payload: { turn_id: turn, approval_policy: "never", sandbox_policy: policy }
+    }),
+    ...(options.after ?? [])
+  ]
+  fs.writeFileSync(file, `${lines.join("\n")}\n`)
+  return file
+}
 
 describe("steward hook: allow, contained", () => {
   const contained = { launcher: { node: "/usr/bin/node", entry: ["/opt/steward/dist/bin.js"] } }
@@ -385,9 +416,13 @@ describe("steward hook: allow, contained", () => {
       )
       assert.strictEqual(gemini.decision, "allow")
       assert.strictEqual(gemini.hookSpecificOutput.tool_input.command, expected)
+      // Codex without a sandbox of its own (danger-full-access): Steward's, through the rewrite.
       const codex = yield* decide(
         "codex",
-        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command } }),
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, {
+          tool_input: { command },
+          transcript_path: codexTranscript(ws, { type: "danger-full-access" })
+        }),
         ws,
         contained
       )
@@ -395,7 +430,10 @@ describe("steward hook: allow, contained", () => {
       // No sandbox in this build: the gate's ask stands (a deny in Codex).
       const plain = yield* decide(
         "codex",
-        event("codex-hook-inputs.jsonl", "PreToolUse", ws, { tool_input: { command } }),
+        event("codex-hook-inputs.jsonl", "PreToolUse", ws, {
+          tool_input: { command },
+          transcript_path: codexTranscript(ws, { type: "danger-full-access" })
+        }),
         ws,
         { launcher: undefined }
       )
@@ -417,4 +455,76 @@ describe("steward hook: allow, contained", () => {
       )
       assert.strictEqual(push.hookSpecificOutput.permissionDecision, "deny")
     }))
+})
+
+describe("steward hook: under Codex's own sandbox", () => {
+  const command = "eval \"$(cat steps.txt)\""
+  const pre = (ws: string, transcript: string | undefined) =>
+    hook(
+      "codex",
+      "PreToolUse",
+      event("codex-hook-inputs.jsonl", "PreToolUse", ws, {
+        tool_input: { command },
+        transcript_path: transcript ?? path.join(ws, "missing.jsonl")
+      }),
+      ws
+    ).pipe(Effect.map((outcome) => JSON.parse(outcome.stdout).hookSpecificOutput))
+
+  it.live("workspace-write and read-only contain what the analyser cannot resolve: allowed as it is, citing Codex's sandbox", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      for (const policy of [{ type: "workspace-write", network_access: false }, { type: "read-only" }]) {
+        const answer = yield* pre(ws, codexTranscript(ws, policy))
+        assert.strictEqual(answer.permissionDecision, "allow")
+        assert.isUndefined(answer.updatedInput)
+        assert.include(answer.permissionDecisionReason, `Codex's own ${policy.type} sandbox`)
+        assert.include(answer.permissionDecisionReason, "sandbox.contained")
+      }
+      const db = new Database(path.join(ws, ".steward", "steward.sqlite"), { readonly: true })
+      const rows = db.prepare("SELECT data FROM governance_evidence WHERE kind = 'decision' ORDER BY seq")
+        .all() as Array<
+          { data: string }
+        >
+      db.close()
+      assert.deepStrictEqual(rows.map((r) => JSON.parse(r.data).boundary), ["codex:workspace-write", "codex:read-only"])
+    }))
+
+  it.live("a sandbox that lets the network through, an unknown mode or no transcript: nothing contains it, the ask stands", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      for (
+        const transcript of [
+          codexTranscript(ws, { type: "workspace-write", network_access: true }),
+          codexTranscript(ws, { type: "external-sandbox" }),
+          undefined
+        ]
+      ) {
+        const answer = yield* pre(ws, transcript)
+        assert.strictEqual(answer.permissionDecision, "deny")
+        assert.include(answer.permissionDecisionReason, "steward hooks approve")
+      }
+    }))
+
+  it.live("the turn's own context is read, from the end of a transcript longer than one read", () =>
+    Effect.gen(function*() {
+      const { ws } = project()
+      const filler = Array.from(
+        { length: 3000 },
+        (_, i) => JSON.stringify({ type: "response_item", i, text: "x".repeat(200) })
+      )
+      const newer = JSON.stringify({
+        type: "turn_context",
+        payload: { turn_id: "other", sandbox_policy: { type: "read-only" } }
+      })
+      // The turn's context (danger-full-access) lies 600 kB back, behind another turn's.
+      const file = codexTranscript(ws, { type: "danger-full-access" }, { after: [...filler, newer, ...filler] })
+      assert.deepStrictEqual(
+        yield* CodexSandbox.read(
+          file,
+          String((event("codex-hook-inputs.jsonl", "PreToolUse", ws) as Record<string, unknown>)["turn_id"])
+        ),
+        { _tag: "none", policy: "danger-full-access" }
+      )
+      assert.deepStrictEqual(yield* CodexSandbox.read(file, undefined), { _tag: "contained", policy: "read-only" })
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -19,13 +19,18 @@ import { nearest } from "../Grammar.js"
 import * as HostConfig from "../HostConfig.js"
 import * as Issues from "../Issues.js"
 import * as Output from "../Output.js"
+import * as PolicySource from "../PolicySource.js"
 import * as StateDir from "../StateDir.js"
 import * as Stdin from "../Stdin.js"
 
 const areaNames = ["reflexes", "policy", "audit", "sessions"] as const
 
 // Areas whose settings have a Schema: the keys are known and each value is checked.
-const areaSchemas: Readonly<Record<string, Schema.Struct<any>>> = { reflexes: ReflexConfig.ReflexConfig }
+const areaSchemas: Readonly<Record<string, Schema.Struct<any>>> = {
+  reflexes: ReflexConfig.ReflexConfig,
+  // read by `steward policy` when the command line names no level or policy file (ADR 0008)
+  policy: PolicySource.PolicyDefaults
+}
 const areaDefaults: Readonly<Record<string, Record<string, unknown>>> = { reflexes: ReflexConfig.defaults }
 
 /** Keys with a fixed name (free-form areas accept any `area.name`). */

@@ -6,6 +6,9 @@
 import * as Command from "@effect/cli/Command"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { cannotRun } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as HostConfig from "../HostConfig.js"
@@ -35,6 +38,8 @@ export interface DoctorReport {
     readonly version: string
     readonly journalMode: string
     readonly migrated: boolean
+    /** `false`: the database does not exist yet; SQLite was probed in a scratch copy, nothing was created. */
+    readonly created: boolean
   }
   /** The database every store uses (ADR 0600), with each store's migration state. */
   readonly database: {
@@ -115,7 +120,23 @@ const probeSqlite = Effect.gen(function*() {
  * @category constructors
  */
 export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Parameters<typeof StateDir.open>[0]) {
-  const state = yield* StateDir.open(stateDirFlag)
+  // A look, not a first use: a state directory or database that does not exist yet is not
+  // created; SQLite is probed in a scratch directory instead, removed afterwards.
+  const resolved = yield* StateDir.resolvePath(stateDirFlag)
+  const exists = fs.existsSync(path.join(resolved.path, "steward.sqlite"))
+  // A named directory that does not exist is still the error it always was (never created).
+  const named = resolved.source !== "default" && !fs.existsSync(resolved.path)
+  const real = exists || named ? yield* StateDir.open(stateDirFlag) : null
+  const scratch = real === null ? fs.mkdtempSync(path.join(os.tmpdir(), "steward-doctor-")) : null
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => scratch === null || fs.rmSync(scratch, { recursive: true, force: true }))
+  )
+  const state: StateDir.ResolvedStateDir = real ?? {
+    path: resolved.path,
+    source: resolved.source,
+    databaseFile: path.join(scratch!, "steward.sqlite"),
+    configFile: path.join(resolved.path, "config.json")
+  }
   const config = yield* HostConfig.load(state)
   const database = yield* HostDatabase.fromEnvironment(state.databaseFile, config.config.database?.url)
   const url = HostDatabase.display(database)
@@ -149,7 +170,12 @@ export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Paramet
   const doc: DoctorReport = {
     ...base,
     ok: sqlite.migrated && sqlite.journalMode === "wal",
-    sqlite: { ok: sqlite.migrated, file: state.databaseFile, ...sqlite },
+    sqlite: {
+      ok: sqlite.migrated,
+      file: scratch === null ? state.databaseFile : path.join(resolved.path, "steward.sqlite"),
+      created: scratch === null,
+      ...sqlite
+    },
     database: { kind: "sqlite", url, source: "default", version: sqlite.version, stores }
   }
   return doc
@@ -173,9 +199,9 @@ const renderText = (doc: DoctorReport): string =>
       ]
       : [
         "sqlite",
-        `${
-          doc.sqlite.ok ? "OK" : "FAILED"
-        } ${doc.sqlite.file} (SQLite ${doc.sqlite.version}, journal ${doc.sqlite.journalMode}, ${
+        `${doc.sqlite.ok ? "OK" : "FAILED"} ${doc.sqlite.file}${
+          doc.sqlite.created ? "" : " (not created yet; probed in a scratch database)"
+        } (SQLite ${doc.sqlite.version}, journal ${doc.sqlite.journalMode}, ${
           doc.sqlite.migrated ? "migrated" : "not migrated"
         })`
       ],
@@ -194,7 +220,8 @@ const renderText = (doc: DoctorReport): string =>
 export const command = Command.make(
   "doctor",
   { ...GlobalOptions.global },
-  ({ json, stateDir }) => report(stateDir).pipe(Effect.flatMap((doc) => Output.result(json, doc, renderText)))
+  ({ json, stateDir }) =>
+    Effect.scoped(report(stateDir)).pipe(Effect.flatMap((doc) => Output.result(json, doc, renderText)))
 ).pipe(
   Command.withDescription("Show Node and package versions, the state directory, and whether SQLite opens and migrates")
 )

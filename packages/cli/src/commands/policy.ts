@@ -4,7 +4,8 @@
  * - `check [--level L] [--workspace DIR] [--rules FILE] --tool shell -- 'COMMAND'` (also
  *   `--tool read|write --path P…`, `--tool fetch --url U`, `--tool mcp --name N --input JSON`,
  *   `--tool agent --name N`) prints `{decision, citation, segments, reasons}`. Relative paths
- *   resolve against the workspace (default: the current directory). Exit 0 whatever the decision.
+ *   resolve against the workspace (default: the current directory). Exit 0 whatever the decision,
+ *   unless `--exit-code`: 0 allow, 1 deny, 3 ask (2 stays "could not run").
  * - `explain [--level L] [--workspace DIR] [--rules FILE]` prints the effective rules by layer.
  * - `test FILE [--level L] [--workspace DIR] [--rules FILE]` runs a table of cases; exit 1 on any
  *   mismatch.
@@ -19,15 +20,18 @@ import * as Autonomy from "@steward/governance-rules/Autonomy"
 import type * as GovernanceError from "@steward/governance-rules/GovernanceError"
 import * as Policy from "@steward/governance-rules/Policy"
 import * as PolicyFile from "@steward/governance-rules/PolicyFile"
+import * as Rule from "@steward/governance-rules/Rule"
+import { LayerName } from "@steward/governance-rules/Rule"
 import * as ShellParser from "@steward/governance-rules/ShellParser"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cannotRun, NegativeResult } from "../CliError.js"
+import { cannotRun, ChildExit, NegativeResult } from "../CliError.js"
 import * as GlobalOptions from "../GlobalOptions.js"
 import * as Issues from "../Issues.js"
 import * as Output from "../Output.js"
+import * as PolicySource from "../PolicySource.js"
 import * as Stdin from "../Stdin.js"
 import * as SandboxCommand from "./sandbox.js"
 
@@ -90,22 +94,49 @@ interface Resolved {
   readonly config: Policy.Config
   readonly file: string | null
   readonly sandbox: PolicyFile.PolicyDocument["sandbox"]
+  /** Where the policy file and the level came from (shown by `policy explain`). */
+  readonly source: PolicySourceReport
+}
+
+/**
+ * Where `policy` took its policy file and level from (ADR 0008).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface PolicySourceReport {
+  readonly file: string | null
+  readonly fileFrom: "flag" | "project" | "config" | null
+  readonly levelFrom: "flag" | "file" | "config" | "default"
 }
 
 const resolveConfig = (options: {
   readonly level: Option.Option<Autonomy.Level>
   readonly workspace: Option.Option<string>
   readonly rules: Option.Option<string>
+  readonly stateDir: Option.Option<string>
 }, fallbackWorkspace?: string) =>
   Effect.gen(function*() {
-    const file = Option.getOrNull(options.rules)
-    const doc = file === null ? null : yield* PolicyFile.load(path.resolve(file))
-    const fromFile = doc === null ? {} : PolicyFile.toConfig(doc, file)
     const ws = Option.getOrElse(options.workspace, () => fallbackWorkspace ?? process.cwd())
     if (Option.isSome(options.workspace)) yield* existingDirectory("--workspace", options.workspace.value)
-    const lvl = Option.getOrElse(options.level, () => doc?.level ?? Autonomy.defaultLevel)
+    const chosen = yield* PolicySource.resolve({ ...options, workspace: ws })
+    const file = chosen.file
+    const doc = file === null ? null : yield* PolicyFile.load(file)
+    const fromFile = doc === null ? {} : PolicyFile.toConfig(doc, file!)
+    const [lvl, levelFrom] = Option.isSome(options.level)
+      ? [options.level.value, "flag" as const]
+      : doc?.level !== undefined
+      ? [doc.level, "file" as const]
+      : chosen.configDefaults.level !== undefined
+      ? [chosen.configDefaults.level, "config" as const]
+      : [Autonomy.defaultLevel, "default" as const]
     const config: Policy.Config = { ...fromFile, level: lvl, workspace: path.resolve(ws), home: os.homedir() }
-    return { config, file, sandbox: doc?.sandbox } satisfies Resolved
+    return {
+      config,
+      file,
+      sandbox: doc?.sandbox,
+      source: { file, fileFrom: chosen.fileFrom, levelFrom }
+    } satisfies Resolved
   })
 
 const mark = (effect: string): string => effect === "allow" ? "allow" : effect === "ask" ? "ASK  " : "DENY "
@@ -242,6 +273,9 @@ const check = Command.make(
       Options.withDescription("JSON input for --tool mcp (- reads it from stdin)")
     ),
     sandbox: SandboxCommand.sandboxOption,
+    exitCode: Options.boolean("exit-code").pipe(
+      Options.withDescription("Exit with the decision, like git diff --exit-code: 0 allow, 1 deny, 3 ask")
+    ),
     command: Args.text({ name: "COMMAND" }).pipe(Args.repeated, Args.withDescription("The shell command (after --)"))
   },
   (options) =>
@@ -267,12 +301,43 @@ const check = Command.make(
         sandbox: where
       }
       yield* Output.result(options.json, report, renderDecision)
+      // 2 stays "could not decide"; 3 (ask) leaves it free, as `git diff --exit-code` leaves 1 for changes.
+      if (options.exitCode && report.decision === "deny") return yield* new NegativeResult({ reason: "denied" })
+      if (options.exitCode && report.decision === "ask") return yield* new ChildExit({ status: 3 })
     }).pipe(Effect.catchTag("GovernanceError", (error) => Effect.fail(toFailure(error))))
 ).pipe(Command.withDescription("Decide one tool call: allow, ask or deny, with the citation"))
 
-const renderExplain = (doc: Policy.Explanation): string =>
+/**
+ * The `policy explain --json` document: the engine's explanation, filtered, and where the policy
+ * file and level came from.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface ExplainReport extends Policy.Explanation {
+  readonly source: PolicySourceReport
+  readonly filter: { readonly layer: string | null; readonly action: string | null; readonly effect: string | null }
+}
+
+const fileFromText = { flag: "--rules", project: "found from the workspace upward", config: "config.json policy.rules" }
+const levelFromText = {
+  flag: "--level",
+  file: "the policy file's level",
+  config: "config.json policy.level",
+  default: "the default"
+}
+
+const renderExplain = (doc: ExplainReport): string =>
   [
-    `level ${doc.level}, workspace ${doc.workspace}`,
+    `level ${doc.level} (from ${levelFromText[doc.source.levelFrom]}), workspace ${doc.workspace}`,
+    doc.source.file === null
+      ? "policy file: none (no --rules, no steward.policy.yaml from the workspace up, no config policy.rules)"
+      : `policy file: ${doc.source.file} (${fileFromText[doc.source.fileFrom!]})`,
+    ...(doc.filter.layer ?? doc.filter.action ?? doc.filter.effect) === null ? [] : [
+      `showing only: ${
+        Object.entries(doc.filter).filter(([, v]) => v !== null).map(([k, v]) => `${k} ${v}`).join(", ")
+      }`
+    ],
     "layers in precedence order (strictest matching layer wins; no match asks):",
     ...doc.layers.flatMap((layer) => [
       `${layer.layer} (${layer.combine}, ${layer.rules.length} rules)`,
@@ -282,17 +347,60 @@ const renderExplain = (doc: Policy.Explanation): string =>
         }  ${r.id}${r.source === null ? "" : `  (${r.source})`}`
       )
     ]),
-    "engine (always ask):",
-    ...doc.engine.map((g) => `  ${g.id}: ${g.reason}`)
+    ...(doc.engine.length === 0 ? [] : ["engine (always ask):", ...doc.engine.map((g) => `  ${g.id}: ${g.reason}`)])
   ].join("\n")
 
-const explain = Command.make("explain", { ...common }, (options) =>
+const effects = ["allow", "ask", "deny"] as const
+
+/** Only the rules that match every filter given; a layer with none left is left out. */
+const filtered = (
+  doc: Policy.Explanation,
+  filter: ExplainReport["filter"]
+): Pick<Policy.Explanation, "layers" | "engine"> => {
+  const ruleFilter = filter.action !== null || filter.effect !== null
+  const layers = doc.layers.filter((l) => filter.layer === null || l.layer === filter.layer).map((l) => ({
+    ...l,
+    rules: l.rules.filter((r) =>
+      (filter.action === null || r.action === filter.action) && (filter.effect === null || r.effect === filter.effect)
+    )
+  })).filter((l) => !ruleFilter || l.rules.length > 0)
+  // The engine's guards are asks about shell commands.
+  const engine = (filter.layer === null || filter.layer === "engine") && (filter.effect ?? "ask") === "ask" &&
+      (filter.action ?? "shell") === "shell"
+    ? doc.engine
+    : []
+  return { layers, engine }
+}
+
+const explain = Command.make("explain", {
+  ...common,
+  layer: Options.choice("layer", LayerName.literals).pipe(
+    Options.optional,
+    Options.withDescription("Show only this layer's rules")
+  ),
+  action: Options.choice("action", Rule.actions).pipe(
+    Options.optional,
+    Options.withDescription("Show only rules about this action")
+  ),
+  effect: Options.choice("effect", effects).pipe(
+    Options.optional,
+    Options.withDescription("Show only rules with this effect")
+  )
+}, (options) =>
   Effect.gen(function*() {
-    const { config } = yield* resolveConfig(options)
+    const { config, source } = yield* resolveConfig(options)
     const doc = yield* withEngine(config, (engine) => engine.explain)
-    yield* Output.result(options.json, doc, renderExplain)
+    const filter = {
+      layer: Option.getOrNull(options.layer),
+      action: Option.getOrNull(options.action),
+      effect: Option.getOrNull(options.effect)
+    }
+    const report: ExplainReport = { ...doc, ...filtered(doc, filter), source, filter }
+    yield* Output.result(options.json, report, renderExplain)
   }).pipe(Effect.catchTag("GovernanceError", (error) => Effect.fail(toFailure(error))))).pipe(
-    Command.withDescription("Show the effective rules by layer")
+    Command.withDescription(
+      "Show the effective rules by layer, where the policy came from; filter by layer, action, effect"
+    )
   )
 
 /**

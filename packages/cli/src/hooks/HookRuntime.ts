@@ -29,6 +29,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ReflexEngine from "../commands/reflex/engine.js"
 import * as HostSql from "../HostSql.js"
+import * as PolicySource from "../PolicySource.js"
 import * as StateDir from "../StateDir.js"
 import * as HookStore from "./HookStore.js"
 
@@ -70,13 +71,16 @@ export class HookRuntime extends Context.Tag("@steward/cli/HookRuntime")<HookRun
   readonly reflexes: (stateDir: string) => Effect.Effect<Reflexes.Reflexes["Type"], string>
 }>() {}
 
-/** The policy file a workspace uses without `--rules`: `.steward/policy.{yaml,yml,json}`. */
+/**
+ * The policy file a workspace uses without `--rules`: `.steward/policy.{yaml,yml,json}`, else the
+ * project's `steward.policy.yaml` from the workspace upward (ADR 0008).
+ */
 const workspacePolicy = (workspace: string): string | null => {
   for (const name of ["policy.yaml", "policy.yml", "policy.json"]) {
     const file = path.join(workspace, ".steward", name)
     if (fs.existsSync(file)) return file
   }
-  return null
+  return PolicySource.discover(workspace)
 }
 
 const identity = (file: string | null): string => {

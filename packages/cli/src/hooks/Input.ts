@@ -69,6 +69,10 @@ export interface HookInput {
   readonly lastMessage: string | undefined
   readonly stopHookActive: boolean
   readonly detail: string | undefined
+  /** The client's transcript file (Codex's names its sandbox for the turn). */
+  readonly transcript: string | undefined
+  /** Codex's turn id. */
+  readonly turn: string | undefined
 }
 
 /**
@@ -90,7 +94,9 @@ export const decode = (client: Wire.Client, raw: unknown): Either.Either<HookInp
       prompt: i.prompt,
       lastMessage: i.prompt_response,
       stopHookActive: i.stop_hook_active ?? false,
-      detail: i.source ?? i.reason
+      detail: i.source ?? i.reason,
+      transcript: i.transcript_path,
+      turn: undefined
     }))
   }
   return Either.map(Either.mapLeft(Schema.decodeUnknownEither(ClaudeInput)(raw), format), (i) => ({
@@ -103,6 +109,8 @@ export const decode = (client: Wire.Client, raw: unknown): Either.Either<HookInp
     prompt: i.prompt,
     lastMessage: i.last_assistant_message,
     stopHookActive: i.stop_hook_active ?? false,
-    detail: i.source ?? i.reason
+    detail: i.source ?? i.reason,
+    transcript: i.transcript_path,
+    turn: i.turn_id
   }))
 }

@@ -84,16 +84,30 @@ export const launcher = (): SandboxRewrite.Launcher => {
 }
 
 /**
+ * How an agent CLI starts a hook: the lean CommonJS entry `node <cli>/dist/hook.cjs` when built
+ * (ADR 0006: no ES module on a call the decision server answers), else `steward hook` from the
+ * sources through tsx.
+ *
+ * @since 0.3.0
+ * @category paths
+ */
+export const hookLauncher = (): SandboxRewrite.Launcher => {
+  const lean = path.join(packageRoot(), "dist", "hook.cjs")
+  if (fs.existsSync(lean)) return { node: process.execPath, entry: [lean] }
+  const cli = launcher()
+  return { node: cli.node, entry: [...cli.entry, "hook"] }
+}
+
+/**
  * The command line of one event's hook.
  *
  * @since 0.3.0
  * @category paths
  */
-export const hookCommand = (target: Target, event: string, run: SandboxRewrite.Launcher = launcher()): string =>
+export const hookCommand = (target: Target, event: string, run: SandboxRewrite.Launcher = hookLauncher()): string =>
   [
     run.node,
     ...run.entry,
-    "hook",
     target.client,
     event,
     ...(target.user ? [] : ["--workspace", target.workspace]),
@@ -164,7 +178,7 @@ export const planInstall = (target: Target) =>
     const file = settingsFile(target.client, target.user, target.workspace)
     const before = yield* readText(file)
     const doc = yield* parsed(before, file)
-    const run = launcher()
+    const run = hookLauncher()
     const after = Settings.stringify(Settings.install(doc, target.client, (e) => hookCommand(target, e, run)), before)
     return { file, before, after, diff: Settings.diff(before ?? "", after) } satisfies Change
   })

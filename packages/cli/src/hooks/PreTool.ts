@@ -15,6 +15,7 @@ import * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as CodexSandbox from "./CodexSandbox.js"
 import type * as HookRuntime from "./HookRuntime.js"
 import * as HookStore from "./HookStore.js"
 import type { HookInput } from "./Input.js"
@@ -44,21 +45,74 @@ export const cite = (c: Rule.Citation): string =>
     c.source === null ? "" : ` from ${c.source}`
   }]`
 
+/** Whose boundary contains an "allow, contained" call: Steward's (a rewrite) or Codex's own. */
+type Boundary = { readonly by: "steward" } | { readonly by: "codex"; readonly policy: string }
+
+/**
+ * Codex's own sandbox as the boundary under the gate (ADR 0007): where it confines the command,
+ * it contains what the analyser cannot resolve, as Steward's would (no network; writes only to
+ * the workspace and temp directories, none at `read-only`) — and Steward's cannot start inside
+ * it. Where Codex has no sandbox, Steward's own is placed as for any client; where its sandbox
+ * lets the network through, or the transcript does not say, nothing contains the command and
+ * the gate's decision stands.
+ */
+const placeUnderCodex = (gate: Policy.Decision, call: Policy.ToolCall, input: HookInput) =>
+  Effect.map(
+    CodexSandbox.read(input.transcript, input.turn),
+    (mode): { readonly placed: Placement.Placed; readonly boundary: Boundary } | undefined => {
+      if (mode._tag === "none") return undefined
+      if (mode._tag !== "contained") {
+        const reason = mode._tag === "open"
+          ? `Codex's sandbox (${mode.policy}) does not contain the network, and Steward's cannot start inside it`
+          : `Codex's sandbox is unknown (${mode.why}), and Steward's cannot start inside one`
+        return { placed: Placement.place(gate, call, { state: "unavailable", reason }), boundary: { by: "steward" } }
+      }
+      const placed = Placement.place(gate, call, {
+        state: "on",
+        allowDomains: [],
+        writable: mode.policy === "workspace-write"
+      })
+      const note =
+        `the analyser cannot resolve this, so it runs inside Codex's own ${mode.policy} sandbox (no network; writes ${
+          mode.policy === "workspace-write" ? "only to the workspace and temp directories" : "nowhere"
+        })`
+      const citation = placed.citation.layer === "sandbox"
+        ? {
+          ...placed.citation,
+          note,
+          reason: `allow (in Codex's sandbox): ${note} — instead of ${placed.contained[0]?.reason}`
+        }
+        : placed.citation
+      return {
+        placed: { ...placed, citation, reasons: placed.citation === citation ? placed.reasons : [citation.reason] },
+        boundary: { by: "codex", policy: mode.policy }
+      }
+    }
+  )
+
 /**
  * Where the call runs (ADR 0212 of the sandbox issue): with a sandbox in this build, a single
  * shell call is placed with the boundary under the gate — what the analyser could not resolve is
- * allowed inside it (`sandbox.contained`); without one, the gate's decision stands.
+ * allowed inside it (`sandbox.contained`); without one, the gate's decision stands. Under Codex,
+ * an ask is placed with Codex's own sandbox first.
  */
 const place = (
   gate: Policy.Decision,
   calls: ReadonlyArray<Policy.ToolCall>,
   governed: HookRuntime.Governed,
-  containment: Containment
+  containment: Containment,
+  client: Wire.Client,
+  input: HookInput
 ) =>
   Effect.gen(function*() {
+    const steward: Boundary = { by: "steward" }
     const call = calls.length === 1 ? calls[0]! : undefined
+    if (client === "codex" && call !== undefined && call.tool === "shell" && gate.decision === "ask") {
+      const codex = yield* placeUnderCodex(gate, call, input)
+      if (codex !== undefined) return codex
+    }
     if (containment.launcher === undefined || call === undefined || call.tool !== "shell") {
-      return Placement.place(gate, calls[0]!, { state: "off" })
+      return { placed: Placement.place(gate, calls[0]!, { state: "off" }), boundary: steward }
     }
     const profile = yield* SandboxProfile.make({
       workspace: governed.engine.workspace,
@@ -66,13 +120,14 @@ const place = (
       level: gate.level,
       policy: governed.sandbox ?? {}
     }).pipe(Effect.option)
-    return Placement.place(
+    const placed = Placement.place(
       gate,
       call,
       Option.isNone(profile)
         ? { state: "unavailable", reason: `the workspace ${governed.engine.workspace} cannot be sandboxed` }
         : { state: "on", allowDomains: profile.value.network.allowDomains, writable: profile.value.writable }
     )
+    return { placed, boundary: steward }
   })
 
 /**
@@ -105,7 +160,7 @@ export const decide = (options: {
     }
     const calls = mapped.right
     const gate = yield* governed.engine.decideBatch(calls)
-    const placed = yield* place(gate, calls, governed, options.containment)
+    const { boundary, placed } = yield* place(gate, calls, governed, options.containment, options.client, input)
     const decision = { ...gate, decision: placed.decision, citation: placed.citation, reasons: placed.reasons }
     const key = JSON.stringify(calls)
     const workspace = governed.engine.workspace
@@ -131,9 +186,12 @@ export const decide = (options: {
     } else {
       const command = ToolCalls.shellCommand(calls)
       const launcher = options.containment.launcher
-      // "Allow, contained": the boundary is what made this allow; the command runs inside it.
-      answer = command !== undefined && placed.where === "sandbox" && placed.contained.length > 0 &&
-          launcher !== undefined && typeof input.toolInput === "object" && input.toolInput !== null
+      const contained = command !== undefined && placed.where === "sandbox" && placed.contained.length > 0
+      // "Allow, contained": the boundary is what made this allow; the command runs inside it —
+      // Codex's own as it is, Steward's through the rewrite.
+      answer = contained && boundary.by === "codex"
+        ? { _tag: "allow", reason: `Steward allows this inside Codex's own sandbox: ${cite(decision.citation)}` }
+        : contained && launcher !== undefined && typeof input.toolInput === "object" && input.toolInput !== null
         ? {
           _tag: "allow",
           reason: `Steward runs this inside its sandbox: ${cite(decision.citation)}`,
@@ -161,6 +219,9 @@ export const decide = (options: {
           decision: decision.decision,
           gate: gate.decision,
           where: placed.where,
+          boundary: placed.where === "sandbox"
+            ? boundary.by === "codex" ? `codex:${boundary.policy}` : "steward"
+            : null,
           answer: answer._tag,
           rewritten: answer._tag === "allow" && answer.toolInput !== undefined,
           approval,

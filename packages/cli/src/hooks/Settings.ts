@@ -11,8 +11,16 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Wire from "./Wire.js"
 
-/** Hook timeouts written: Claude Code and Codex count seconds, Gemini CLI milliseconds. */
-const TIMEOUT_SECONDS = 30
+/**
+ * The hook timeout `hooks install` writes (Claude Code and Codex count seconds, Gemini CLI
+ * milliseconds): above Steward's own
+ * deadline (20 s), so Steward's deny always comes first and the client never times out — on
+ * which it would run the tool.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const TIMEOUT_SECONDS = 30
 
 /**
  * The events `install` registers, per client, in the order written.
@@ -37,14 +45,15 @@ export const group = (client: Wire.Client, event: string, command: string): Reco
 })
 
 /**
- * Whether a hook command is one of Steward's (`… hook <client> <Event> …` of a steward entry).
+ * Whether a hook command is one of Steward's: `… hook.cjs <client> <Event> …` (the lean entry
+ * `hooks install` writes) or `… hook <client> <Event> …` of the CLI (`bin.js`, `steward`).
  *
  * @since 0.3.0
  * @category guards
  */
 export const isStewardCommand = (command: unknown): boolean =>
   typeof command === "string" &&
-  /(?:^|[\s/])(?:bin\.(?:js|ts)|steward)\s+hook\s+(?:claude-code|codex|gemini)\s+\w+/.test(command)
+  /(?:^|[\s/])(?:(?:bin\.(?:js|ts)|steward)\s+hook|hook\.cjs)\s+(?:claude-code|codex|gemini)\s+\w+/.test(command)
 
 const isStewardGroup = (g: unknown): boolean => {
   if (typeof g !== "object" || g === null) return false

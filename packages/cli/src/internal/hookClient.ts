@@ -14,28 +14,40 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import type * as Host from "../hooks/Host.js"
 import type * as Wire from "../hooks/Wire.js"
 
 /** Steward's own deadline: below the 30 s hook timeout `steward hooks install` writes. */
-const DEFAULT_DEADLINE_MS = 20_000
+export const DEFAULT_DEADLINE_MS = 20_000
 const DEFAULT_IDLE_MS = 10 * 60_000
 const MAX_SOCKET_PATH = 100
 
-/** How this process was started: the server is started the same way. */
-const entry = (): ReadonlyArray<string> => [...process.execArgv, process.argv[1] ?? ""]
+/**
+ * Where this hook call runs from: the lean CommonJS entry `dist/hook.cjs` that `steward hooks
+ * install` writes, or the CLI bundle's `steward hook …`. Both run this same code.
+ */
+export interface Entry {
+  /** The entry file: its identity names the server's socket, and the server starts from it. */
+  readonly file: string
+  /** The words between the entry file and `--serve SOCKET` (`hook` for the CLI bundle). */
+  readonly prefix: ReadonlyArray<string>
+  /** The CLI bundle (`bin.js`): the server's sandbox rewrite runs `steward sandbox` from it. */
+  readonly cli: string
+  /** The decision host, loaded only when the server is out of reach or this process serves. */
+  readonly host: () => Promise<typeof Host>
+}
 
 /**
  * The server's socket for this user and this build (a rebuilt CLI gets a new server), in a
  * directory only this user may enter. `undefined` when no usable path exists.
  */
-export const socketPath = (): string | undefined => {
+export const socketPath = (file: string): string | undefined => {
   const base = process.env["STEWARD_HOOK_SOCKET_DIR"] || process.env["XDG_RUNTIME_DIR"] || os.tmpdir()
   const uid = process.getuid?.() ?? 0
-  const bin = process.argv[1] ?? ""
   let build: string
   try {
     // The entry file's identity: a rebuilt or moved CLI has another one (no hashing: it is on every call).
-    const info = fs.statSync(bin)
+    const info = fs.statSync(file)
     build = `${info.ino.toString(36)}-${Math.round(info.mtimeMs).toString(36)}-${info.size.toString(36)}`
   } catch {
     return undefined
@@ -54,12 +66,12 @@ const trusted = (socket: string): boolean => {
   }
 }
 
-const startServer = async (socket: string): Promise<void> => {
+const startServer = async (socket: string, entry: Entry): Promise<void> => {
   if (process.env["STEWARD_HOOK_SERVER"] === "off") return
   try {
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 })
     const { spawn } = await import("node:child_process")
-    const child = spawn(process.execPath, [...entry(), "hook", "--serve", socket], {
+    const child = spawn(process.execPath, [...process.execArgv, entry.file, ...entry.prefix, "--serve", socket], {
       detached: true,
       stdio: "ignore",
       env: process.env
@@ -77,17 +89,17 @@ const isOutcome = (value: unknown): value is Wire.Outcome =>
   ((value as Wire.Outcome).exitCode === 0 || (value as Wire.Outcome).exitCode === 2)
 
 /** The server's answer, or `undefined` when it cannot be reached (then one is started). */
-const askServer = (call: object): Promise<Wire.Outcome | undefined> =>
+const askServer = (call: object, entry: Entry): Promise<Wire.Outcome | undefined> =>
   new Promise((resolve) => {
     if (process.env["STEWARD_HOOK_SERVER"] === "off") return resolve(undefined)
-    const socket = socketPath()
+    const socket = socketPath(entry.file)
     if (socket === undefined) return resolve(undefined)
-    if (!trusted(socket)) return void startServer(socket).then(() => resolve(undefined))
+    if (!trusted(socket)) return void startServer(socket, entry).then(() => resolve(undefined))
     const conn = net.connect(socket)
     const chunks: Array<Buffer> = []
     conn.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
-        return void startServer(socket).then(() => resolve(undefined))
+        return void startServer(socket, entry).then(() => resolve(undefined))
       }
       resolve(undefined)
     })
@@ -112,13 +124,13 @@ const readStdin = (): Promise<string> =>
   })
 
 /** Run `steward hook …` (`args`: the words after `hook`). */
-export const run = async (args: ReadonlyArray<string>): Promise<void> => {
+export const run = async (args: ReadonlyArray<string>, entry: Entry): Promise<void> => {
   if (args[0] === "--serve" && args[1] !== undefined) {
     const idle = Number(process.env["STEWARD_HOOK_SERVER_IDLE_MS"] ?? DEFAULT_IDLE_MS)
-    const Host = await import("../hooks/Host.js")
-    await Host.serve(args[1], {
+    const host = await entry.host()
+    await host.serve(args[1], {
       idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
-      entry: process.argv[1]
+      entry: entry.cli
     })
     return process.exit(0)
   }
@@ -143,10 +155,9 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
       ...(process.env["STEWARD_STATE_DIR"] === undefined ? {} : { stateDirEnv: process.env["STEWARD_STATE_DIR"] }),
       stdin
     }
-    const answered = await askServer(call)
+    const answered = await askServer(call, entry)
     if (answered !== undefined) return finish(answered)
-    const Host = await import("../hooks/Host.js")
-    finish(await Host.runOnce(call))
+    finish(await (await entry.host()).runOnce(call))
   } catch (error) {
     await failClosed(error instanceof Error ? error.message : String(error))
   }

@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 
 export type Client = "claude-code" | "codex" | "gemini"
@@ -61,7 +62,9 @@ export const scratch = (name: string): Sandbox => {
     home: path.join(root, "home"),
     ws: path.join(root, "ws"),
     tmp: path.join(root, "tmp"),
-    sockets: path.join(root, "s")
+    // Short: a Unix socket's path has at most ~100 bytes, and the repository's cache path is long
+    // (a socket path too long means no decision server: every call decides in its own process).
+    sockets: fs.mkdtempSync(path.join(os.tmpdir(), "stw-"))
   }
   for (const d of [s.home, s.ws, s.tmp]) fs.mkdirSync(d, { recursive: true })
   return s
@@ -126,7 +129,12 @@ export const configure = (client: Client, s: Sandbox, modelUrl: string, fixtures
 export const argv = (
   client: Client,
   prompt: string,
-  options: { readonly session?: string; readonly resume?: boolean } = {}
+  options: {
+    readonly session?: string
+    readonly resume?: boolean
+    /** Codex's sandbox mode (`-s`), `workspace-write` unless given. */
+    readonly codexSandbox?: "read-only" | "workspace-write" | "danger-full-access"
+  } = {}
 ) => {
   switch (client) {
     case "claude-code":
@@ -149,7 +157,7 @@ export const argv = (
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-hook-trust",
-        ...(options.resume === true ? [] : ["-s", "workspace-write"]),
+        ...(options.resume === true ? [] : ["-s", options.codexSandbox ?? "workspace-write"]),
         prompt
       ]
     case "gemini":
@@ -190,6 +198,37 @@ export const run = (
     })
   })
 
+/**
+ * Start this run's decision server before the client does (the first hook call of a build
+ * decides in its own process, without the boundary's probe), and wait until it listens.
+ */
+export const warmServer = async (s: Sandbox, env: Record<string, string>): Promise<void> => {
+  const lean = path.join(path.dirname(builtCli), "hook.cjs")
+  const warm = path.join(s.root, "warm")
+  fs.mkdirSync(warm, { recursive: true })
+  const input = JSON.stringify({ session_id: "warm", cwd: warm, hook_event_name: "SessionStart", source: "startup" })
+  await new Promise<void>((resolve) => {
+    const child = spawn(process.execPath, [
+      lean,
+      "claude-code",
+      "SessionStart",
+      "--workspace",
+      warm,
+      "--state-dir",
+      warm
+    ], {
+      env,
+      stdio: ["pipe", "ignore", "ignore"]
+    })
+    child.on("close", () => resolve())
+    child.stdin.end(input)
+  })
+  const listening = () =>
+    fs.existsSync(s.sockets) &&
+    fs.readdirSync(s.sockets).some((d) => fs.readdirSync(path.join(s.sockets, d)).some((f) => f.endsWith(".pid")))
+  for (let i = 0; i < 300 && !listening(); i++) await new Promise((r) => setTimeout(r, 100))
+}
+
 /** Stop the decision servers this run started (by the pid each wrote next to its socket). */
 export const stopServers = (s: Sandbox): void => {
   if (!fs.existsSync(s.sockets)) return
@@ -202,4 +241,5 @@ export const stopServers = (s: Sandbox): void => {
       }
     }
   }
+  fs.rmSync(s.sockets, { recursive: true, force: true })
 }

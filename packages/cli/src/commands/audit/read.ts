@@ -125,7 +125,10 @@ export const next = Command.make(
               lines.push(`=== ${o.session.role} session ===`, `charter: ${o.session.charter}`)
               lines.push(
                 `dispatch it with: steward audit dispatch open --role ${o.session.role} --charter '${o.session.charter}' --executable <agent> --prompt-file <file>`,
-                "or run it as a governed session: steward audit loop --step (--script FILE | --model PROVIDER:MODEL)"
+                // `audit loop` stops at an audit with no plan: naming it here would be a dead end.
+                o.decision.kind === "run-planner"
+                  ? "or give the audit its plan: write audit/AUDIT.md and run `steward audit migrate`, or queue passes (`steward audit update-catalog`, `steward audit queue-pass`)"
+                  : "or run it as a governed session: steward audit loop --step (--script FILE | --model PROVIDER:MODEL)"
               )
             }
             if (o.dry_run) lines.push("dry-run: not executing.")
