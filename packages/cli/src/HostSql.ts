@@ -9,6 +9,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
@@ -25,6 +26,19 @@ import type { ResolvedStateDir } from "./StateDir.js"
  * @category constants
  */
 export const busyTimeoutMs = 10_000
+
+/**
+ * SQLite's `synchronous` setting for the host database (ADR 0565): `NORMAL` (the default) in WAL
+ * mode syncs at checkpoints, not at every commit — a killed process loses nothing committed, a
+ * power loss or OS crash may lose the last commits; `FULL` syncs every commit. Chosen with
+ * `STEWARD_SQLITE_SYNCHRONOUS` (the host's `ConfigProvider`).
+ *
+ * @since 0.1.0
+ * @category configuration
+ */
+export const synchronous = Config.literal("NORMAL", "FULL")("STEWARD_SQLITE_SYNCHRONOUS").pipe(
+  Config.withDefault("NORMAL" as const)
+)
 
 /**
  * The host's own migrations (table `steward_host_migrations`). Library stores run theirs, each in
@@ -56,8 +70,9 @@ export const migrate = Migrator.make({})({ loader: migrations, table: "steward_h
 )
 
 /**
- * A SQLite client for a database file, with WAL and the busy timeout set. Failing to open the
- * file (a missing directory, a file that is not a database) is a typed `sqlite` error naming it.
+ * A SQLite client for a database file, with WAL, the busy timeout and `synchronous` set. Failing
+ * to open the file (a missing directory, a file that is not a database) is a typed `sqlite` error
+ * naming it; an unknown `STEWARD_SQLITE_SYNCHRONOUS` an `invalid-input` error naming the values.
  *
  * @since 0.1.0
  * @category layers
@@ -65,16 +80,26 @@ export const migrate = Migrator.make({})({ loader: migrations, table: "steward_h
 export const layerFile = (
   filename: string
 ): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient, CommandFailure> =>
-  Layer.effectDiscard(
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
-      yield* sql.unsafe("PRAGMA foreign_keys = ON")
-    })
-  ).pipe(
-    Layer.provideMerge(SqliteClient.layer({ filename })),
-    Layer.catchAllCause((cause) =>
-      Layer.fail(cannotRun("sqlite", `cannot open ${filename}: ${describe(Cause.squash(cause))}`))
+  Layer.unwrapEffect(
+    synchronous.pipe(
+      Effect.mapError((e) =>
+        cannotRun("invalid-input", `STEWARD_SQLITE_SYNCHRONOUS: ${e.message}; use NORMAL or FULL`)
+      ),
+      Effect.map((mode) =>
+        Layer.effectDiscard(
+          Effect.gen(function*() {
+            const sql = yield* SqlClient.SqlClient
+            yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
+            yield* sql.unsafe("PRAGMA foreign_keys = ON")
+            yield* sql.unsafe(`PRAGMA synchronous = ${mode}`)
+          })
+        ).pipe(
+          Layer.provideMerge(SqliteClient.layer({ filename })),
+          Layer.catchAllCause((cause) =>
+            Layer.fail(cannotRun("sqlite", `cannot open ${filename}: ${describe(Cause.squash(cause))}`))
+          )
+        )
+      )
     )
   )
 
