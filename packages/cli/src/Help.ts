@@ -108,7 +108,8 @@ export const usageLine = (spec: CommandSpec): string => {
 const section = (title: string, bold: boolean): string => bold ? `\u001b[1m${title}\u001b[0m` : title
 
 const table = (rows: ReadonlyArray<readonly [string, string]>): Array<string> => {
-  const column = Math.min(30, Math.max(...rows.map(([label]) => label.length)) + 4)
+  // 32: `--database-url DATABASE_URL`, on every verb, keeps its text on its own line
+  const column = Math.min(32, Math.max(...rows.map(([label]) => label.length)) + 4)
   return rows.flatMap(([label, text]) =>
     // at least two spaces between a label and its text; a longer label gets its own line
     label.length + 4 > column

@@ -137,7 +137,7 @@ describe("steward shell", () => {
     Effect.gen(function*() {
       const run = yield* runCli(["--version"])
       assert.strictEqual(run.exitCode, 0)
-      assert.match(run.stdout, /^\d+\.\d+\.\d+/)
+      assert.match(run.stdout, /^steward \d+\.\d+\.\d+ \(node v/)
     }))
 
   it.live("--help lists the doctor command and exits 0", () =>

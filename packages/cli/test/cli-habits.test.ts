@@ -113,6 +113,17 @@ describe("steward: habits of git and cargo", () => {
     assert.isTrue(narrow.every((line) => line.length <= 60 || !line.trimStart().includes(" ")))
   })
 
+  it.live("--database-url keeps its text on its own line; reflex label's usage and VALUE name the same values", () =>
+    Effect.gen(function*() {
+      const help = (yield* runCli(["reflex", "label", "--help"])).stdout
+      assert.match(help, /^ {2}--database-url DATABASE_URL {2}PostgreSQL/m)
+      const value = help.slice(help.indexOf("VALUE   "), help.indexOf("(required)", help.indexOf("VALUE   ")))
+      for (const word of ["frontier", "standard", "stopped_short", "confirm", "done"]) {
+        assert.include(help.split("Arguments:")[0], word)
+        assert.include(value, word)
+      }
+    }))
+
   it.live("policy check --exit-code: 0 allow, 1 deny, 3 ask; without it 0 whatever the decision", () =>
     Effect.gen(function*() {
       const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-exit-")))

@@ -120,17 +120,17 @@ const probeSqlite = Effect.gen(function*() {
  * @category constructors
  */
 export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Parameters<typeof StateDir.open>[0]) {
-  // A look, not a first use: a state directory or database that does not exist yet is not
-  // created; SQLite is probed in a scratch directory instead, removed afterwards.
+  // A look, not a first use: where the default state directory (`./.steward`) does not exist,
+  // nothing is created; SQLite is probed in a scratch directory instead, removed afterwards. A
+  // directory the person named is checked and used as it always was.
   const resolved = yield* StateDir.resolvePath(stateDirFlag)
-  const exists = fs.existsSync(path.join(resolved.path, "steward.sqlite"))
-  // A named directory that does not exist is still the error it always was (never created).
-  const named = resolved.source !== "default" && !fs.existsSync(resolved.path)
-  const real = exists || named ? yield* StateDir.open(stateDirFlag) : null
+  const absent = resolved.source === "default" && !fs.existsSync(resolved.path)
+  const real = absent ? null : yield* StateDir.open(stateDirFlag)
   const scratch = real === null ? fs.mkdtempSync(path.join(os.tmpdir(), "steward-doctor-")) : null
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => scratch === null || fs.rmSync(scratch, { recursive: true, force: true }))
   )
+  const databaseFile = path.join(resolved.path, "steward.sqlite")
   const state: StateDir.ResolvedStateDir = real ?? {
     path: resolved.path,
     source: resolved.source,
@@ -138,7 +138,7 @@ export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Paramet
     configFile: path.join(resolved.path, "config.json")
   }
   const config = yield* HostConfig.load(state)
-  const database = yield* HostDatabase.fromEnvironment(state.databaseFile, config.config.database?.url)
+  const database = yield* HostDatabase.fromEnvironment(databaseFile, config.config.database?.url)
   const url = HostDatabase.display(database)
   const base = {
     node: process.version,
@@ -172,7 +172,7 @@ export const report = Effect.fn("doctor.report")(function*(stateDirFlag: Paramet
     ok: sqlite.migrated && sqlite.journalMode === "wal",
     sqlite: {
       ok: sqlite.migrated,
-      file: scratch === null ? state.databaseFile : path.join(resolved.path, "steward.sqlite"),
+      file: databaseFile,
       created: scratch === null,
       ...sqlite
     },

@@ -39,7 +39,9 @@ export const labelCommand = Command.make(
     reflex: reflexArg,
     id: Args.text({ name: "ID" }).pipe(Args.withDescription("An observation id or a task (subject)")),
     value: Args.text({ name: "VALUE" }).pipe(
-      Args.withDescription("The label: route frontier|standard, settle done|unfinished")
+      Args.withDescription(
+        "The label: route frontier|standard; settle stopped_short (also unfinished)|confirm|done"
+      )
     )
   },
   ({ id, json, reflex, stateDir, value }) =>
@@ -48,7 +50,7 @@ export const labelCommand = Command.make(
       (reflexes) => Effect.flatMap(reflexes.label(reflex, id, value), (r) => Output.result(json, r, Render.reply))
     )
 ).pipe(Command.withDescription(
-  "Label a decision (observation id or task): route frontier|standard; settle unfinished|stopped_short|confirm|done"
+  "Label a decision (observation id or task): route frontier|standard; settle stopped_short|confirm|done"
 ))
 
 /** `steward reflex train [REFLEX]`. @internal */
