@@ -43,11 +43,25 @@ describe("program table", () => {
       Effect.gen(function*() {
         for (const [name, spec] of RUNNERS) {
           const skipped = Array.from({ length: spec.skip ?? 0 }, () => "x").join(" ")
-          const command = spec.scriptOnly
+          // a runner that names its program (`yarn node …`) runs that program's inline code
+          const command = spec.program !== undefined
+            ? `${name} -e 'require("child_process").execSync("${FORCE_PUSH}")'`
+            : spec.scriptOnly
             ? `${name} ${valueFor(spec.script![0]!, FORCE_PUSH)}`
             : `${name} ${skipped} ${FORCE_PUSH}`
-          assert.strictEqual((yield* decide(command)).decision, "deny", command)
+          const want = spec.program !== undefined ? "ask" : "deny"
+          assert.strictEqual((yield* decide(command)).decision, want, command)
         }
+        // global options before the runner subcommand do not hide it
+        for (
+          const command of [
+            `pnpm --filter app exec ${FORCE_PUSH}`,
+            `npm --prefix . exec -- ${FORCE_PUSH}`,
+            `npm -w pkg exec -- ${FORCE_PUSH}`,
+            `npm --loglevel=silent exec -c '${FORCE_PUSH}'`,
+            `uv --directory . run ${FORCE_PUSH}`
+          ]
+        ) assert.strictEqual((yield* decide(command)).decision, "deny", command)
       }))
 
     it.effect("every shell's script option is read as a command", () =>

@@ -235,6 +235,8 @@ export interface WrapperSpec {
   readonly privilege?: boolean
   /** Reads its targets from stdin (`xargs`). */
   readonly stdinArgs?: boolean
+  /** The wrapped argv is this program and the rest, unparsed (`yarn node -e …` runs `node -e …`). */
+  readonly program?: string
 }
 
 const wrap = (short: string, long: ReadonlyArray<string>, extra: Omit<WrapperSpec, "options"> = {}): WrapperSpec => ({
@@ -413,7 +415,27 @@ export const RUNNERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrapper
       scriptOnly: true
     })
   ],
-  ["nix develop", wrap("", ["--command", "-c"])]
+  ["nix develop", wrap("", ["--command", "-c"])],
+  ["tox exec", wrap("erc", ["--env", "--conf", "--root", "--workdir", "--override", "-x"])],
+  ["tox run", wrap("erc", ["--env", "--conf", "--root", "--workdir", "--override", "-x"])],
+  ["npm explore", wrap("", [], { skip: 1 })],
+  ["yarn node", { options: {}, program: "node" }]
+])
+
+/**
+ * The global options of programs with runner subcommands that take a value: skipped to find the
+ * subcommand (`npm --prefix . exec …`, `pnpm --filter app exec …`, `npm -w pkg exec …`).
+ *
+ * @internal
+ */
+export const RUNNER_GLOBALS: ReadonlyMap<string, OptionSpec> = new Map<string, OptionSpec>([
+  ["npm", { short: "wC", long: ["--prefix", "--workspace", "--loglevel", "--userconfig", "--registry", "--cache"] }],
+  ["pnpm", { short: "FCw", long: ["--filter", "--dir", "--reporter", "--loglevel", "--workspace-dir", "--config"] }],
+  ["yarn", { long: ["--cwd", "--mutex", "--modules-folder", "--cache-folder"] }],
+  ["bun", { long: ["--cwd", "--config"] }],
+  ["uv", { long: ["--directory", "--project", "--python", "--cache-dir", "--config-file"] }],
+  ["poetry", { short: "C", long: ["--directory", "--project"] }],
+  ["tox", { short: "ec", long: ["--conf", "--root", "--workdir"] }]
 ])
 
 /** Shells: how each spells "run this script" (`-c`, PowerShell's `-Command`). @internal */

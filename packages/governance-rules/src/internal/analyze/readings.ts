@@ -170,6 +170,8 @@ export const unknownProgram = (
       const eq = arg.text.indexOf("=")
       const value = (eq > 0 ? arg.text.slice(eq + 1) : arg.text).replace(/^(?:exec=|[\s:]*!)/, "")
       if (/\s/.test(value.trim()) && depth < MAX_NESTING) nested.source(value, depth + 1)
+      // the whole argument too: `'dd if=/dev/zero of=/dev/sda'` is a command, not `if=…`
+      if (eq > 0 && /\s/.test(arg.text.slice(0, eq)) && depth < MAX_NESTING) nested.source(arg.text, depth + 1)
     }
   })
 }
