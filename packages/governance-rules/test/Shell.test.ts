@@ -78,7 +78,15 @@ table("issue 32: option values, runners, env, network targets in arguments", [
   ["docker container run --rm --privileged alpine sh", "ask"],
   ["prettier --check src/**/*.ts", "allow"],
   ["cat src/**/*", "ask"],
-  ["shopt -s dotglob; cat src/**/*.ts", "ask"]
+  ["shopt -s dotglob; cat src/**/*.ts", "ask"],
+  ["git config -f .git/config alias.up '!git push -f origin main'", "deny"],
+  ["git config --file .git/config core.hooksPath .githooks", "ask"],
+  ["git config set core.pager 'sh -c id'", "ask"],
+  ["git config -f .gitmodules --get submodule.x.url", "allow"],
+  ["git --git-dir=evil.git status", "ask"],
+  ["git bundle create /tmp/repo.bundle --all", "ask"],
+  ["coverage run 'ls -la'", "ask"],
+  ["coverage html --title 'Coverage for 9f2c1e7'", "allow"]
 ])
 
 table("wrappers", [
