@@ -86,6 +86,8 @@ table("issue 32: option values, runners, env, network targets in arguments", [
   ["git --git-dir=evil.git status", "ask"],
   ["git bundle create /tmp/repo.bundle --all", "ask"],
   ["coverage run 'ls -la'", "ask"],
+  ["xargs -a .env echo", "ask"],
+  ["xargs -a files.txt wc -l", "allow"],
   ["coverage html --title 'Coverage for 9f2c1e7'", "allow"]
 ])
 

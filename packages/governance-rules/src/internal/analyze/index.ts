@@ -221,6 +221,7 @@ const analyzeArgv = (
     const unwrapped = unwrap(name, spec, runner === undefined ? args : args.slice(at + 1))
     analyzeAssignments(analyzer, segment, unwrapped.assignments, (source) => nested.source(source, depth + 1))
     if (spec.privilege) guard(segment, "privilege", head.text)
+    for (const file of unwrapped.reads) addPath(analyzer, segment, "read", file)
     for (const script of unwrapped.scripts) {
       if (!script.resolved) guard(segment, "unresolved-command", script.text)
       else nested.source(script.text, depth + 1)

@@ -237,6 +237,8 @@ export interface WrapperSpec {
   readonly stdinArgs?: boolean
   /** The wrapped argv is this program and the rest, unparsed (`yarn node -e …` runs `node -e …`). */
   readonly program?: string
+  /** Options whose value is a file the wrapper reads (`xargs -a FILE`). */
+  readonly reads?: ReadonlyArray<string>
 }
 
 const wrap = (short: string, long: ReadonlyArray<string>, extra: Omit<WrapperSpec, "options"> = {}): WrapperSpec => ({
@@ -297,7 +299,7 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
       "--process-slot-var",
       "--eof",
       "--replace"
-    ], { stdinArgs: true })
+    ], { stdinArgs: true, reads: ["-a", "--arg-file"] })
   ],
   ["watch", wrap("nd", ["--interval", "--differences"], { joinsRest: true })],
   ["taskset", wrap("", [], { skip: 1, noCommand: ["-p", "--pid"] })],
