@@ -117,9 +117,42 @@ describe("program table", () => {
             const readOnly = yield* decide(`${name} ${valueFor(option, "src/out")} src/a`, "read_only")
             assert.strictEqual(readOnly.decision, "deny", `${name} ${option} at read_only`)
           }
+          for (const option of spec.runsArgs ?? []) {
+            for (
+              const spelling of [`${option} '${FORCE_PUSH}'`, `${option}='${FORCE_PUSH}'`, `-${option}='${FORCE_PUSH}'`]
+            ) {
+              assert.strictEqual(
+                (yield* decide(`${name} build ${spelling} ./x`)).decision,
+                "deny",
+                `${name} ${spelling}`
+              )
+            }
+          }
+          for (const option of spec.programFiles ?? []) {
+            for (const stdin of ["-", "/dev/stdin"]) {
+              const d = yield* decide(`printf x | ${name} ${option} ${stdin}`)
+              assert.strictEqual(d.decision, "ask", `${name} ${option} ${stdin}: ${d.citation.reason}`)
+            }
+            const secret = yield* decide(`${name} ${option} .env`)
+            assert.notStrictEqual(secret.decision, "allow", `${name} ${option} .env`)
+            const plain = yield* decide(`${name} ${option} build/rules.mk`)
+            assert.strictEqual(plain.decision, "allow", `${name} ${option} build/rules.mk`)
+          }
           if (spec.operands === "write") {
             assert.strictEqual((yield* decide(`${name} /dev/sda`)).decision, "deny", `${name} /dev/sda`)
           }
+        }
+      }))
+
+    it.effect("sed and awk program files: stdin is unreadable code, a workspace file is read", () =>
+      Effect.gen(function*() {
+        for (const tool of ["sed", "awk"]) {
+          for (const stdin of ["-", "/dev/stdin"]) {
+            const d = yield* decide(`${tool} -f ${stdin} src/a.txt <<< 'x'`)
+            assert.strictEqual(d.decision, "ask", `${tool} -f ${stdin}`)
+          }
+          assert.notStrictEqual((yield* decide(`${tool} -f .env src/a.txt`)).decision, "allow", `${tool} -f .env`)
+          assert.strictEqual((yield* decide(`${tool} -f tools/fix.${tool} src/a.txt`)).decision, "allow", tool)
         }
       }))
 

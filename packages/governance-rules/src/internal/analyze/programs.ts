@@ -39,6 +39,10 @@ export interface ProgramSpec {
   readonly writes?: ReadonlyArray<string>
   /** Options whose value is a file read. */
   readonly reads?: ReadonlyArray<string>
+  /** Options whose value is a file of commands the program runs (`make -f`): stdin there is unreadable code. */
+  readonly programFiles?: ReadonlyArray<string>
+  /** Single-dash long options (Go, GCC) whose value is a program it runs (`-toolexec`, `-wrapper`). */
+  readonly runsArgs?: ReadonlyArray<string>
   /** URLs in its arguments are not connected to (it only prints or matches text). */
   readonly textOnly?: boolean
 }
@@ -176,7 +180,8 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
       short: "fCIEjlo",
       long: ["--file", "--directory", "--include-dir", "--eval", "--jobs", "--load-average", "--old-file", "--makefile"]
     },
-    code: ["--eval", "-E"]
+    code: ["--eval", "-E"],
+    programFiles: ["-f", "--file", "--makefile"]
   }],
   ...rows("vim vi nvim view ex gvim", {
     options: { short: "cSTiuUwW", long: ["--cmd", "--servername", "--remote-send", "--remote-expr"] },
@@ -208,8 +213,10 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
     "changeset lerna vite webpack esbuild rollup tsup swc babel cmake ninja meson cargo rustc rustup rustfmt",
     {}
   ),
-  ...rows("go gofmt pip pip3 uv poetry pipenv pdm hatch pytest mypy ruff black flake8 isort pylint tox nox", {}),
-  ...rows("java javac mvn gradle dotnet gcc g++ cc clang clang++ ld ar gem bundle rake composer", {}),
+  ["go", { runsArgs: ["-toolexec", "-exec"] }],
+  ...rows("gcc g++ cc clang clang++", { runsArgs: ["-wrapper"] }),
+  ...rows("gofmt pip pip3 uv poetry pipenv pdm hatch pytest mypy ruff black flake8 isort pylint tox nox", {}),
+  ...rows("java javac mvn gradle dotnet ld ar gem bundle rake composer", {}),
   ...rows("docker podman docker-compose kubectl helm terraform tofu git git-lfs curl wget xargs find sed awk", {}),
   ...rows("gawk mawk nawk dd env printenv cd pushd popd export unset set declare typeset local readonly let", {}),
   ...rows("read alias unalias trap hash eval source . command builtin exec time nohup nice mapfile readarray [[", {}),
