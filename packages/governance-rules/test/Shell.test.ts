@@ -130,6 +130,9 @@ table("wrappers", [
 
 table("rm spellings and targets", [
   ["rm -rf /*", "deny"],
+  ["rm -rf /[!.]*", "deny"],
+  ["rm -rf /[^.]*?", "deny"],
+  ["rm -rf ~/[a-z]*", "deny"],
   ["rm -rf /.", "deny"],
   ["rm -rf //", "deny"],
   ["rm -rf /usr/..", "deny"],
