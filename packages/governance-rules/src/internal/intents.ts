@@ -20,7 +20,7 @@ export const PUBLISH: ReadonlyArray<readonly [string, string]> = [
   ["buildx", "docker buildx build *--push*"],
   ["buildx-bake", "docker buildx bake *--push*"],
   ["docker-build-push", "docker build *--push*"],
-  ["gh-release", "gh release *"],
+  ["gh-release", "gh release {create,upload,edit,delete,delete-asset} *"],
   ["cargo", "cargo publish *"],
   ["twine", "twine upload *"],
   ["gem", "gem push *"],
@@ -64,6 +64,25 @@ export const PUBLISH_EXCEPT: Partial<Record<string, ReadonlyArray<string>>> = {
     "goreleaser {build,check,healthcheck,init,jsonschema,completion,man,--version,-v,--help,-h} *"
   ]
 }
+
+/**
+ * Remote state destroyed or changed where no level's "network allowed" should reach: `[id,
+ * pattern]` (`universal.remote-change.<id>`).
+ *
+ * @internal
+ */
+export const REMOTE_CHANGES: ReadonlyArray<readonly [string, string]> = [
+  ["gh-delete", "gh {repo,release,secret,variable,ssh-key,gpg-key,label,run,cache} delete *"],
+  ["gh-api-write", "gh api *{-X,--method}{ ,=}{DELETE,PUT,PATCH,POST,delete,put,patch,post}*"],
+  [
+    "kubectl",
+    "kubectl *{apply,create,delete,edit,patch,replace,scale,rollout,exec,cp,drain,cordon,label,annotate,set,run,expose,autoscale,debug,attach} *"
+  ],
+  ["helm", "helm {install,upgrade,uninstall,delete,rollback} *"],
+  ["terraform", "{terraform,tofu,pulumi} {apply,destroy,import,up,taint,untaint,state} *"],
+  ["docker-context", "docker *--context{ ,=}* *"],
+  ["docker-prune", "docker {system,volume,image,container,network,builder} prune *"]
+]
 
 /**
  * Configuration outside the workspace: `[id, pattern, except]` (`universal.global-config.<id>`).

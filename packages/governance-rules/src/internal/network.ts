@@ -24,6 +24,10 @@ export const METADATA_HOSTS: ReadonlySet<string> = new Set([
   "fd20:ce::254",
   // Alibaba, Tencent, Equinix Metal
   "100.100.100.200",
+  // Scaleway, Azure's WireServer, IBM Cloud
+  "169.254.42.42",
+  "168.63.129.16",
+  "api.metadata.cloud.ibm.com",
   "metadata.tencentyun.com",
   "metadata.platformequinix.com"
 ])

@@ -21,7 +21,7 @@ import {
 } from "./model.js"
 import { addPath, deleteTarget, looksLikePath } from "./paths.js"
 import type { ProgramSpec } from "./programs.js"
-import type { Nested } from "./shells.js"
+import { isStdin, type Nested } from "./shells.js"
 
 const RM_LONG = [
   "--recursive",
@@ -149,21 +149,36 @@ export const analyzeFind = (
 const SED_WRITE = /(?:^|[;\n{}]|[0-9$/]\s*|\s)[wW]\s+([^;\n}]+)|\/[gpIiMm0-9]*w\s+([^;\n}]+)/g
 const SED_EXEC = /(?:^|[;\n{}])\s*(?:[0-9$,/]+\s*)?e(?:\s|;|$)|\/[gpIiMm0-9]*e(?:[;\s}]|$)/
 
-const sedScripts = (args: ReadonlyArray<Word>): { scripts: Array<Word>; files: Array<Word>; inPlace: boolean } => {
+const sedScripts = (
+  args: ReadonlyArray<Word>
+): { scripts: Array<Word>; files: Array<Word>; inPlace: boolean; programFiles: Array<Word> } => {
   const { options, operands } = parseOptions(args, { short: "efl", long: ["--expression", "--file", "--line-length"] })
   const scripts = options.filter((o) => (o.name === "-e" || o.name === "--expression") && o.value !== null).map((o) =>
     o.value!
   )
-  const fromFile = options.some((o) => o.name === "-f" || o.name === "--file")
+  const programFiles = options.flatMap((o) =>
+    (o.name === "-f" || o.name === "--file") && o.value !== null ? [o.value] : []
+  )
+  const fromFile = programFiles.length > 0
   const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith("--in-place"))
   const files = scripts.length === 0 && !fromFile ? operands.slice(1) : operands
   if (scripts.length === 0 && !fromFile && operands[0] !== undefined) scripts.push(operands[0])
-  return { scripts, files, inPlace }
+  return { scripts, files, inPlace, programFiles }
+}
+
+/**
+ * A file of commands a tool runs (`sed -f F`, `awk -f F`, `make -f F`): read from the workspace,
+ * but from stdin (`-f -`, `-f /dev/stdin`) or an unresolved name it is code the gate cannot read.
+ */
+const programFile = (analyzer: Analyzer, segment: Segment, tool: string, file: Word): void => {
+  if (!file.resolved || isStdin(file)) guard(segment, "inline-code", `${tool} -f ${file.text}`)
+  else addPath(analyzer, segment, "read", file)
 }
 
 /** `sed`: in-place edits write their files; `w FILE` writes; `e` runs commands. @internal */
 export const analyzeSed = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>): void => {
-  const { files, inPlace, scripts } = sedScripts(args)
+  const { files, inPlace, programFiles, scripts } = sedScripts(args)
+  for (const file of programFiles) programFile(analyzer, segment, "sed", file)
   for (const script of scripts) {
     if (!script.resolved) {
       guard(segment, "inline-code", script.text)
@@ -189,7 +204,7 @@ export const analyzeAwk = (analyzer: Analyzer, segment: Segment, args: ReadonlyA
   if (program !== undefined && (!program.resolved || AWK_IO.test(program.text))) {
     guard(segment, "inline-code", program.text)
   }
-  if (fromFile?.value) addPath(analyzer, segment, "read", fromFile.value)
+  if (fromFile?.value) programFile(analyzer, segment, "awk", fromFile.value)
   for (const operand of operands.slice(program === undefined ? 0 : 1)) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(operand.text)) addPath(analyzer, segment, "read", operand)
   }
@@ -210,6 +225,14 @@ export const analyzeKnown = (
   nested: Nested
 ): void => {
   const { operands, options } = parseOptions(args, spec.options ?? {})
+  // Go- and GCC-style single-dash long options whose value is a program run (`-toolexec CMD`).
+  args.forEach((arg, index) => {
+    const [option, ...attached] = arg.text.replace(/^--/, "-").split("=")
+    if (!arg.resolved || spec.runsArgs?.includes(option!) !== true) return
+    guard(segment, "inline-code", `${name} ${arg.text}`)
+    const value = attached.length > 0 ? { text: attached.join("="), resolved: true } : args[index + 1]
+    if (value?.resolved === true) nested.source(value.text, depth + 1)
+  })
   for (const { name: option, value } of options) {
     if (spec.runs?.includes(option)) {
       guard(segment, "inline-code", `${name} ${option}`)
@@ -220,6 +243,7 @@ export const analyzeKnown = (
       if (value !== null && value.resolved) nested.speculative(value.text.replace(/^[\s:]*!?/, ""), depth + 1)
     } else if (spec.writes?.includes(option) && value !== null) addPath(analyzer, segment, "write", value)
     else if (spec.reads?.includes(option) && value !== null) addPath(analyzer, segment, "read", value)
+    else if (spec.programFiles?.includes(option) && value !== null) programFile(analyzer, segment, name, value)
     else if (option === "--checkpoint-action" && value !== null) {
       // tar: `exec=CMD` runs CMD at each checkpoint.
       const exec = /^exec=(.*)$/s.exec(value.text)

@@ -52,6 +52,8 @@ const globalOption = (analyzer: Analyzer, segment: Segment, key: string, value: 
     guard(segment, "config-executes", `${key} ${value}`)
   } else if ((key === "-C" || key === "--git-dir" || key === "--work-tree") && value !== undefined) {
     addPath(analyzer, segment, "read", value)
+    // another repository's directory: its config (fsmonitor, hooks, aliases) runs programs
+    if (key === "--git-dir" && !/(?:^|\/)\.git\/?$/.test(value)) guard(segment, "config-executes", `${key}=${value}`)
   }
 }
 
@@ -265,7 +267,7 @@ export const analyzeGit = (
     return
   }
   const name = sub.text
-  if (name === "config") gitConfig(segment, rest, depth, nested)
+  if (name === "config") gitConfig(analyzer, segment, rest, depth, nested)
   commandOptions(analyzer, segment, name, rest, depth, nested)
   // `send-pack`/`http-push` push refs like `push` does (`--force` included).
   const push = name === "push" || name === "send-pack" || name === "http-push"
@@ -283,9 +285,40 @@ export const analyzeGit = (
   }
 }
 
-const gitConfig = (segment: Segment, rest: ReadonlyArray<Word>, depth: number, nested: Nested): void => {
-  const operands = rest.filter((w) => !(w.resolved && isFlag(w.text)))
-  if (operands.length < 2 || !GIT_EXEC_CONFIG.test(operands[0]!.text)) return
+// `git config` options that take a value, and the verbs of its subcommand syntax (git 2.46+).
+const CONFIG_VALUED = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment", "--value", "--url"])
+const CONFIG_VERBS = new Set(["set", "get", "unset", "list", "edit", "rename-section", "remove-section"])
+const CONFIG_READS = /^--(?:get|get-all|get-regexp|get-urlmatch|list|show-origin|show-scope)$|^-l$/
+
+const gitConfig = (
+  analyzer: Analyzer,
+  segment: Segment,
+  rest: ReadonlyArray<Word>,
+  depth: number,
+  nested: Nested
+): void => {
+  const operands: Array<Word> = []
+  let file: Word | null = null
+  let reads = false
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    if (!arg.resolved || !isFlag(arg.text)) {
+      operands.push(arg)
+      continue
+    }
+    const [key, attached] = arg.text.startsWith("--") ? arg.text.split(/=(.*)/s) : [arg.text, undefined]
+    if (CONFIG_READS.test(key!)) reads = true
+    if (!CONFIG_VALUED.has(key!)) continue
+    const value = attached !== undefined ? { text: attached, resolved: true } : rest[++i] ?? null
+    if ((key === "-f" || key === "--file") && value !== null) file = value
+  }
+  if (operands[0] !== undefined && CONFIG_VERBS.has(operands[0].text)) {
+    if (operands[0].text === "get" || operands[0].text === "list") reads = true
+    operands.shift()
+  }
+  // `-f FILE` written: the file is where the key lands (`.git/config` is protected)
+  if (file !== null && !reads && operands.length > 0) addPath(analyzer, segment, "write", file)
+  if (reads || operands.length < 2 || !GIT_EXEC_CONFIG.test(operands[0]!.text)) return
   guard(segment, "config-executes", operands.map((w) => w.text).join(" "))
   const value = operands[1]!
   if (value.resolved && /^alias\./i.test(operands[0]!.text) && value.text.startsWith("!")) {
@@ -311,6 +344,8 @@ const subcommand = (
     guard(segment, "config-executes", "git submodule foreach")
     const script = operands.slice(1)
     if (script.every((w) => w.resolved)) nested.source(script.map((w) => w.text).join(" "), depth + 1)
+  } else if (name === "bundle" && verb === "create" && operands[1] !== undefined) {
+    addPath(analyzer, segment, "write", operands[1])
   } else if (name === "worktree" && verb === "add" && operands[1] !== undefined) {
     addPath(analyzer, segment, "write", operands[1])
   } else if ((name === "clone" || name === "init") && operands.length > 0) {

@@ -22,13 +22,23 @@ import {
   joinArgv,
   MAX_SEGMENTS,
   newSegment,
+  parseOptions,
   type Segment,
   speculate,
   word
 } from "./model.js"
 import { addFetch, analyzeNetwork } from "./network.js"
 import { addPath, commandName, executes } from "./paths.js"
-import { interpreterOf, NETWORK, PROGRAMS, RUNNERS, SHELLS, STDIN_SHELLS, WRAPPERS } from "./programs.js"
+import {
+  interpreterOf,
+  NETWORK,
+  PROGRAMS,
+  RUNNER_GLOBALS,
+  RUNNERS,
+  SHELLS,
+  STDIN_SHELLS,
+  WRAPPERS
+} from "./programs.js"
 import {
   analyzeNaive,
   type Argv,
@@ -198,12 +208,20 @@ const analyzeArgv = (
       else guard(segment, "code-from-stdin", segment.canonical)
       return
     }
-    const runner = args[0] === undefined ? undefined : RUNNERS.get(`${name} ${args[0].text}`)
+    // the runner subcommand, after the program's global options (`pnpm --filter app exec …`)
+    const globals = RUNNER_GLOBALS.get(name)
+    const at = globals === undefined ? 0 : parseOptions(args, { ...globals, stopAtOperand: true }).rest
+    const runner = args[at] === undefined ? undefined : RUNNERS.get(`${name} ${args[at].text}`)
     const spec = runner ?? WRAPPERS.get(name)
     if (spec === undefined) break
-    const unwrapped = unwrap(name, spec, runner === undefined ? args : args.slice(1))
+    if (spec.program !== undefined) {
+      argv = [word(spec.program), ...args.slice(at + 1)]
+      continue
+    }
+    const unwrapped = unwrap(name, spec, runner === undefined ? args : args.slice(at + 1))
     analyzeAssignments(analyzer, segment, unwrapped.assignments, (source) => nested.source(source, depth + 1))
     if (spec.privilege) guard(segment, "privilege", head.text)
+    for (const file of unwrapped.reads) addPath(analyzer, segment, "read", file)
     for (const script of unwrapped.scripts) {
       if (!script.resolved) guard(segment, "unresolved-command", script.text)
       else nested.source(script.text, depth + 1)
@@ -277,6 +295,10 @@ const analyzeFinal = (
       if (!arg.resolved) continue
       const eq = isFlag(arg.text) ? arg.text.indexOf("=") : -1
       addFetch(segment, eq > 0 ? arg.text.slice(eq + 1) : arg.text, analyzer)
+      // a URL as the value of a `KEY=VALUE` inside an argument (`--build-arg URL=http://…`,
+      // `-backend-config=address=http://…`)
+      const inner = /=([a-z][a-z0-9+.-]*:\/\/\S+)$/i.exec(arg.text)
+      if (inner !== null) addFetch(segment, inner[1]!, analyzer)
     }
   }
   // an unknown program asks; a known tool's arguments are still read (they can only deny)

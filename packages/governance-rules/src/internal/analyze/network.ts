@@ -299,6 +299,34 @@ const netcat = (
   if (host !== undefined) addHost(analyzer, segment, host, operands[1]?.text ?? "80")
 }
 
+const RSYNC = { short: "eBfT", long: ["--rsh", "--rsync-path", "--filter", "--exclude", "--include", "--temp-dir"] }
+const SSH = { short: "BbcDEeFIiJLlmOopQRSWw", long: [] }
+// ssh options whose value is a command run on this machine
+const SSH_LOCAL_COMMANDS = /^(?:ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)[\s=]+(.*)$/is
+
+// `ssh -o ProxyCommand=CMD host [COMMAND…]`: the option's command runs here; the remote command
+// runs there, but a universal deny spelled in it is still one (read speculatively).
+const ssh = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>, run: (source: string) => void): void => {
+  const { options, rest } = parseOptions(args, { ...SSH, stopAtOperand: true })
+  for (const { name, value } of options) {
+    if (value === null) continue
+    const local = name === "-o" ? SSH_LOCAL_COMMANDS.exec(value.text) : null
+    if (local !== null) {
+      guard(segment, "inline-code", `ssh -o ${value.text}`)
+      if (value.resolved) run(local[1]!.replace(/^["']|["']$/g, ""))
+    }
+    for (const host of Network.metadataIn(value.text)) {
+      segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
+    }
+  }
+  const host = args[rest]
+  if (host !== undefined) addHost(analyzer, segment, host)
+  const remote = args.slice(rest + 1)
+  if (remote.length > 0 && remote.every((w) => w.resolved)) {
+    speculate(analyzer, () => run(remote.map((w) => w.text).join(" ")))
+  }
+}
+
 /** Analyse a network program's destinations and files. `run` analyses a nested command. @internal */
 export const analyzeNetwork = (
   analyzer: Analyzer,
@@ -319,6 +347,17 @@ export const analyzeNetwork = (
     case "netcat":
     case "telnet":
       return netcat(analyzer, segment, args, run)
+    case "ssh":
+      return ssh(analyzer, segment, args, run)
+    case "rsync":
+      for (const { name: option, value } of parseOptions(args, RSYNC).options) {
+        // `-e CMD`/`--rsh=CMD` is the local program rsync starts to reach the host
+        if ((option === "-e" || option === "--rsh") && value !== null) {
+          guard(segment, "inline-code", `rsync ${option} ${value.text}`)
+          if (value.resolved) run(value.text)
+        }
+      }
+      break
     case "openssl": {
       for (let i = 0; i < args.length; i++) {
         const text = args[i]!.text

@@ -56,6 +56,14 @@ export const pathOf = (
 const HOME_DIR = /^\/(?:root|home\/[^/]+|Users\/[^/]+)$/
 
 /** A catastrophic-delete target: root or a home, or a glob directly under them. @internal */
+// A last part made only of glob syntax (`*`, `?`, `.*`, `{,.}*`, `[!.]*`: bracket classes match any
+// one character) names every entry of its directory, so the delete is of the directory itself.
+const collapses = (leaf: string): boolean => {
+  if (leaf === "..") return false
+  const bare = leaf.replace(/\[!?\^?\]?[^\]]*\]/g, "")
+  return /^[*?.[\]{}]+$/.test(leaf) || (bare !== leaf && /^[*?.{},]+$/.test(bare))
+}
+
 export const deleteTarget = (analyzer: Analyzer, text: string): string | null => {
   const p = pathOf(analyzer, text)
   if (p === null) return null
@@ -64,7 +72,7 @@ export const deleteTarget = (analyzer: Analyzer, text: string): string | null =>
   const parent = slash <= 0 ? "/" : real.slice(0, slash)
   const leaf = real.slice(slash + 1)
   const home = (dir: string) => dir === analyzer.context.home || HOME_DIR.test(dir)
-  if (/^[*?.[\]{}]+$/.test(leaf) && leaf !== "..") {
+  if (collapses(leaf)) {
     if (parent === "/") return "/"
     if (home(parent)) return "~"
     return Paths.display(real, pathContext(analyzer))

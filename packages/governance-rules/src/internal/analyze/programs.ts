@@ -39,6 +39,10 @@ export interface ProgramSpec {
   readonly writes?: ReadonlyArray<string>
   /** Options whose value is a file read. */
   readonly reads?: ReadonlyArray<string>
+  /** Options whose value is a file of commands the program runs (`make -f`): stdin there is unreadable code. */
+  readonly programFiles?: ReadonlyArray<string>
+  /** Single-dash long options (Go, GCC) whose value is a program it runs (`-toolexec`, `-wrapper`). */
+  readonly runsArgs?: ReadonlyArray<string>
   /** URLs in its arguments are not connected to (it only prints or matches text). */
   readonly textOnly?: boolean
 }
@@ -176,7 +180,8 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
       short: "fCIEjlo",
       long: ["--file", "--directory", "--include-dir", "--eval", "--jobs", "--load-average", "--old-file", "--makefile"]
     },
-    code: ["--eval", "-E"]
+    code: ["--eval", "-E"],
+    programFiles: ["-f", "--file", "--makefile"]
   }],
   ...rows("vim vi nvim view ex gvim", {
     options: { short: "cSTiuUwW", long: ["--cmd", "--servername", "--remote-send", "--remote-expr"] },
@@ -208,8 +213,10 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
     "changeset lerna vite webpack esbuild rollup tsup swc babel cmake ninja meson cargo rustc rustup rustfmt",
     {}
   ),
-  ...rows("go gofmt pip pip3 uv poetry pipenv pdm hatch pytest mypy ruff black flake8 isort pylint tox nox", {}),
-  ...rows("java javac mvn gradle dotnet gcc g++ cc clang clang++ ld ar gem bundle rake composer", {}),
+  ["go", { runsArgs: ["-toolexec", "-exec"] }],
+  ...rows("gcc g++ cc clang clang++", { runsArgs: ["-wrapper"] }),
+  ...rows("gofmt pip pip3 uv poetry pipenv pdm hatch pytest mypy ruff black flake8 isort pylint tox nox", {}),
+  ...rows("java javac mvn gradle dotnet ld ar gem bundle rake composer", {}),
   ...rows("docker podman docker-compose kubectl helm terraform tofu git git-lfs curl wget xargs find sed awk", {}),
   ...rows("gawk mawk nawk dd env printenv cd pushd popd export unset set declare typeset local readonly let", {}),
   ...rows("read alias unalias trap hash eval source . command builtin exec time nohup nice mapfile readarray [[", {}),
@@ -235,6 +242,10 @@ export interface WrapperSpec {
   readonly privilege?: boolean
   /** Reads its targets from stdin (`xargs`). */
   readonly stdinArgs?: boolean
+  /** The wrapped argv is this program and the rest, unparsed (`yarn node -e …` runs `node -e …`). */
+  readonly program?: string
+  /** Options whose value is a file the wrapper reads (`xargs -a FILE`). */
+  readonly reads?: ReadonlyArray<string>
 }
 
 const wrap = (short: string, long: ReadonlyArray<string>, extra: Omit<WrapperSpec, "options"> = {}): WrapperSpec => ({
@@ -295,7 +306,7 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
       "--process-slot-var",
       "--eof",
       "--replace"
-    ], { stdinArgs: true })
+    ], { stdinArgs: true, reads: ["-a", "--arg-file"] })
   ],
   ["watch", wrap("nd", ["--interval", "--differences"], { joinsRest: true })],
   ["taskset", wrap("", [], { skip: 1, noCommand: ["-p", "--pid"] })],
@@ -413,7 +424,27 @@ export const RUNNERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrapper
       scriptOnly: true
     })
   ],
-  ["nix develop", wrap("", ["--command", "-c"])]
+  ["nix develop", wrap("", ["--command", "-c"])],
+  ["tox exec", wrap("erc", ["--env", "--conf", "--root", "--workdir", "--override", "-x"])],
+  ["tox run", wrap("erc", ["--env", "--conf", "--root", "--workdir", "--override", "-x"])],
+  ["npm explore", wrap("", [], { skip: 1 })],
+  ["yarn node", { options: {}, program: "node" }]
+])
+
+/**
+ * The global options of programs with runner subcommands that take a value: skipped to find the
+ * subcommand (`npm --prefix . exec …`, `pnpm --filter app exec …`, `npm -w pkg exec …`).
+ *
+ * @internal
+ */
+export const RUNNER_GLOBALS: ReadonlyMap<string, OptionSpec> = new Map<string, OptionSpec>([
+  ["npm", { short: "wC", long: ["--prefix", "--workspace", "--loglevel", "--userconfig", "--registry", "--cache"] }],
+  ["pnpm", { short: "FCw", long: ["--filter", "--dir", "--reporter", "--loglevel", "--workspace-dir", "--config"] }],
+  ["yarn", { long: ["--cwd", "--mutex", "--modules-folder", "--cache-folder"] }],
+  ["bun", { long: ["--cwd", "--config"] }],
+  ["uv", { long: ["--directory", "--project", "--python", "--cache-dir", "--config-file"] }],
+  ["poetry", { short: "C", long: ["--directory", "--project"] }],
+  ["tox", { short: "ec", long: ["--conf", "--root", "--workdir"] }]
 ])
 
 /** Shells: how each spells "run this script" (`-c`, PowerShell's `-Command`). @internal */

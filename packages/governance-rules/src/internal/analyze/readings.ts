@@ -156,8 +156,19 @@ export const unknownProgram = (
   nested: Nested
 ): void => {
   if (isWorkspaceFile(analyzer, argv[0]!.text)) return
-  if (!isKnown(name)) guard(segment, "unknown-program", name)
+  const known = isKnown(name)
+  if (!known) guard(segment, "unknown-program", name)
   const args = argv.slice(1)
+  if (known) {
+    // A known tool handed a command line (`coverage run 'ssh …'`, `just --shell 'bash -c'`) may
+    // run it: that asks, whatever the speculative reading below finds.
+    for (const arg of args) {
+      const line = arg.text.trim()
+      if (arg.resolved && /\s/.test(line) && isKnown(commandName(analyzer, line.split(/\s+/)[0]!))) {
+        guard(segment, "inline-code", `${name} ${line.slice(0, 200)}`)
+      }
+    }
+  }
   speculate(analyzer, () => {
     const spec = newSegment(analyzer, segment.text)
     for (let i = 0; i < args.length && i < 32; i++) {
@@ -170,6 +181,8 @@ export const unknownProgram = (
       const eq = arg.text.indexOf("=")
       const value = (eq > 0 ? arg.text.slice(eq + 1) : arg.text).replace(/^(?:exec=|[\s:]*!)/, "")
       if (/\s/.test(value.trim()) && depth < MAX_NESTING) nested.source(value, depth + 1)
+      // the whole argument too: `'dd if=/dev/zero of=/dev/sda'` is a command, not `if=…`
+      if (eq > 0 && /\s/.test(arg.text.slice(0, eq)) && depth < MAX_NESTING) nested.source(arg.text, depth + 1)
     }
   })
 }

@@ -71,17 +71,25 @@ export const analyzeShell = (
   let wantsScript = false
   let unreadable = false
   const operands: Array<Word> = []
+  let fromStdin = false
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     const lower = arg.text.toLowerCase()
     if (operands.length === 0 && arg.resolved && !wantsScript && /^[-+][A-Za-z]+$/.test(arg.text)) {
       if (spec.unreadable?.includes(lower)) unreadable = true
-      else if (spec.script.includes(lower) || (arg.text.startsWith("-") && /^-[a-z]*c[a-z]*$/.test(arg.text))) {
+      else if (spec.script.includes(lower) || (arg.text.startsWith("-") && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg.text))) {
         wantsScript = true
-      } else if (/^[-+]o$/.test(arg.text) || /^-(?:file|f|executionpolicy|ex|workingdirectory|wd)$/i.test(arg.text)) i++
+      } else if (/^[-+][A-Za-z]*[oO]$/.test(arg.text) && spec.unreadable === undefined) i++ // `-o NAME`, `-O NAME`
+      else if (/^-(?:file|f|executionpolicy|ex|workingdirectory|wd)$/i.test(arg.text)) i++
+      // `-s`: the operands are positional parameters, the script comes from stdin
+      if (spec.unreadable === undefined && /^-[A-Za-z]*s/.test(arg.text)) fromStdin = true
       continue
     }
-    if (operands.length === 0 && arg.resolved && arg.text.startsWith("--")) continue
+    if (operands.length === 0 && arg.resolved && arg.text.startsWith("--")) {
+      // long options that take a value (`--rcfile FILE`, `--init-file FILE`)
+      if (/^--(?:rcfile|init-file)$/.test(arg.text)) i++
+      continue
+    }
     if (wantsScript && script === null) {
       // PowerShell takes the rest of the line as the command.
       script = spec.unreadable !== undefined
@@ -119,7 +127,7 @@ export const analyzeShell = (
     return
   }
   const scriptFile = operands[0]
-  if (scriptFile === undefined || isStdin(scriptFile)) {
+  if (scriptFile === undefined || isStdin(scriptFile) || fromStdin) {
     stdinProgram(segment, name, command, nested, depth, true)
     return
   }

@@ -50,8 +50,10 @@ export const analyzeContainer = (
   analyzer: Analyzer,
   segment: Segment,
   name: string,
-  args: ReadonlyArray<Word>
+  given: ReadonlyArray<Word>
 ): void => {
+  // `docker container run` is `docker run`
+  const args = given[0]?.text === "container" ? given.slice(1) : given
   const sub = args[0]?.text
   if (sub !== "run" && sub !== "create" && sub !== "exec") return
   for (let i = 1; i < args.length; i++) {

@@ -21,6 +21,8 @@ export interface Unwrapped {
   readonly assignments: ReadonlyArray<Assignment>
   /** The wrapper was told to act on something else (`taskset -p PID`): no command runs. */
   readonly noCommand: boolean
+  /** Files the wrapper itself reads (`xargs -a FILE`). */
+  readonly reads: ReadonlyArray<Word>
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=|^BASH_FUNC_[^=]*=/
@@ -75,6 +77,7 @@ export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word
     } else if (spec.script?.includes(option.name) && option.value !== null) scripts.push(option.value)
   }
   const noCommand = options.some((o) => spec.noCommand?.includes(o.name) === true)
+  const reads = options.flatMap((o) => spec.reads?.includes(o.name) === true && o.value !== null ? [o.value] : [])
   if (spec.scriptOnly) argv = []
   const joins = spec.joinsRest === true && !(name === "watch" && flags.some((f) => f === "-x" || f === "--exec"))
   if (joins && argv.length > 0 && scripts.length === 0) {
@@ -86,5 +89,5 @@ export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word
     scripts.push({ text: line, resolved: split.every((w) => w.resolved) && argv.every((w) => w.resolved) })
     argv = []
   }
-  return { argv, scripts, flags, assignments, noCommand }
+  return { argv, scripts, flags, assignments, noCommand, reads }
 }
