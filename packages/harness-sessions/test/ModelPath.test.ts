@@ -10,6 +10,8 @@ import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema, Stream } from "effect"
+import * as Event from "../src/Event.js"
+import * as FrozenJson from "../src/internal/frozenJson.js"
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2, reasoningTokens: undefined, cachedInputTokens: 0 }
 const reply: Array<Response.PartEncoded> = [
@@ -69,5 +71,19 @@ describe("model path", () => {
         const refused = yield* Effect.either(call)
         assert.strictEqual(refused._tag, "Left")
       }
+    }))
+})
+
+describe("cheap events", () => {
+  it.effect("event data is redacted into a frozen value the memory store keeps without a copy", () =>
+    Effect.gen(function*() {
+      const input = Event.make("r1", "tool.result", { output: "ok", lines: ["a", "b"] })
+      assert.isTrue(Object.isFrozen(input.data))
+      assert.isTrue(Object.isFrozen((input.data as { lines: Array<string> }).lines))
+      assert.isTrue(FrozenJson.isImmutable(input.data))
+      assert.isFalse(FrozenJson.isImmutable({ output: "ok" }))
+      const source = { output: "ok", lines: ["a"] }
+      assert.deepStrictEqual(Event.redact(source), source)
+      assert.isFalse(Object.isFrozen(source))
     }))
 })
