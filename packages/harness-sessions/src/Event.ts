@@ -11,6 +11,7 @@
 import * as Evidence from "@steward/governance-rules/Evidence"
 import * as Schema from "effect/Schema"
 import * as EventTypeShape from "./internal/eventType.js"
+import * as FrozenJson from "./internal/frozenJson.js"
 
 /**
  * The event types the harness writes.
@@ -114,7 +115,8 @@ export const isKnown = (type: string): type is KnownType => (types as ReadonlyAr
 
 /**
  * Redact every string in a JSON-like value (keys are kept; values pass `Evidence.redact`), and
- * make it JSON-safe (functions and `undefined` dropped, non-finite numbers to `null`).
+ * make it JSON-safe (functions and `undefined` dropped, non-finite numbers to `null`). The result
+ * is fresh and deeply frozen, so stores keep it without a defensive copy.
  *
  * @since 0.1.0
  * @category utils
@@ -128,13 +130,13 @@ export const redact = (value: unknown): unknown => {
     if (typeof v !== "object" || depth > 64 || seen.has(v)) return null
     seen.add(v)
     try {
-      if (Array.isArray(v)) return v.map((x) => go(x, depth + 1) ?? null)
+      if (Array.isArray(v)) return FrozenJson.freeze(v.map((x) => go(x, depth + 1) ?? null))
       const out: Record<string, unknown> = {}
       for (const [key, x] of Object.entries(v)) {
         if (x === undefined || typeof x === "function") continue
         out[key] = go(x, depth + 1)
       }
-      return out
+      return FrozenJson.freeze(out)
     } finally {
       seen.delete(v)
     }

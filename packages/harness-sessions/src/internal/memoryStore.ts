@@ -8,6 +8,7 @@ import * as PubSub from "effect/PubSub"
 import type { SessionEvent } from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
+import * as FrozenJson from "./frozenJson.js"
 import * as Lease from "./lease.js"
 import * as Rows from "./rows.js"
 
@@ -24,7 +25,10 @@ interface Session {
 
 const notFound = (id: string) => new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
 
-const clone = (value: unknown): unknown => value === undefined ? null : JSON.parse(JSON.stringify(value))
+// A caller's value is copied so later changes to it do not reach the store; a frozen one (event
+// data built by `Event.redact`) cannot change and is kept as it is.
+const clone = (value: unknown): unknown =>
+  value === undefined ? null : FrozenJson.isImmutable(value) ? value : JSON.parse(JSON.stringify(value))
 
 const row = (s: Session): EventStore.SessionRow => ({
   id: s.id,
