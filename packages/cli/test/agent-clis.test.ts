@@ -120,8 +120,12 @@ for (const client of clients) {
                   ["sandbox", "sandbox.contained", "codex:workspace-write", false]
                 )
                 assert.isTrue(fs.existsSync(path.join(ws, "unresolved-marker")), "it ran in Codex's sandbox")
-              } else if (unresolved.rewritten === true) {
-                assert.deepStrictEqual([unresolved.where, unresolved.citation.ruleId], ["sandbox", "sandbox.contained"])
+              } else if ((await boundary()).available) {
+                // This machine has the boundary: the hook must have rewritten the command into it.
+                assert.deepStrictEqual(
+                  [unresolved.where, unresolved.citation.ruleId, unresolved.rewritten],
+                  ["sandbox", "sandbox.contained", true]
+                )
                 // Claude Code and Gemini run it inside the boundary (the workspace is writable there).
                 assert.isTrue(
                   fs.existsSync(path.join(ws, "unresolved-marker")),
