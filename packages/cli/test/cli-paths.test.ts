@@ -64,16 +64,20 @@ describe("paths named on the command line", () => {
       }
     }))
 
-  it.live("the default ./.steward is created on first use", () =>
+  it.live("the default ./.steward is created on first use by a verb that records, not by doctor", () =>
     Effect.gen(function*() {
       const cwd = tempDir()
       const previous = { cwd: process.cwd(), env: process.env.STEWARD_STATE_DIR }
       delete process.env.STEWARD_STATE_DIR
       process.chdir(cwd)
       try {
-        const run = yield* runCli(["doctor", "--json"])
-        assert.strictEqual(run.exitCode, 0, run.stderr)
-        assert.strictEqual(run.json().stateDir.source, "default")
+        // doctor reports the default without creating it (issue 37); a verb that records does
+        const doctor = yield* runCli(["doctor", "--json"])
+        assert.strictEqual(doctor.exitCode, 0, doctor.stderr)
+        assert.strictEqual(doctor.json().stateDir.source, "default")
+        assert.isFalse(fs.existsSync(path.join(cwd, ".steward")))
+        const decide = yield* runCli(["reflex", "decide", "settle", "--text", "Done.", "--json"])
+        assert.strictEqual(decide.exitCode, 0, decide.stderr)
         assert.isTrue(fs.existsSync(path.join(cwd, ".steward", "steward.sqlite")))
       } finally {
         process.chdir(previous.cwd)
