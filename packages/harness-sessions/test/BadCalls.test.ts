@@ -139,7 +139,7 @@ describe("Session: everything bounded", () => {
     )))))
 
   // The figures: a 15 MB tool input grows the store by less than 1 MB, peak RSS < 300 MiB.
-  it("a 15 MB tool input (a child process on SQLite): the store grows < 1 MB, peak RSS < 300 MiB", async () => {
+  it("a 15 MB tool input (a child on SQLite): the store grows < 1 MB, the run adds < 100 MiB RSS", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-big-"))
     const out = execFileSync(process.execPath, [
       "--import",
@@ -151,7 +151,10 @@ describe("Session: everything bounded", () => {
     const r = JSON.parse(out)
     assert.strictEqual(r.status, "completed")
     assert.isBelow(r.grew, 1024 * 1024)
-    assert.isBelow(r.maxRssKiB, 300 * 1024)
+    // The child runs TypeScript through tsx, whose loader alone holds ~200 MiB on Node 20 and more
+    // on Node 24; what the run itself adds (the 15 MB input and every copy of it) is the peak minus
+    // the high-water mark before the run: at most 100 MiB (it was 692 MiB before the bounds).
+    assert.isBelow(r.maxRssKiB - r.loadedRssKiB, 100 * 1024, JSON.stringify(r))
   }, 120_000)
 
   it("cut keeps the bound and says how much was cut", () => {

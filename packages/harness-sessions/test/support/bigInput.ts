@@ -25,8 +25,11 @@ const program = Effect.gen(function*() {
   const sessions = yield* Session.Sessions
   const { id } = yield* sessions.create({ workspace })
   const before = size()
+  // the high-water mark before the run: Node, the TypeScript loader this test runs under and the
+  // layers — what the run itself adds is the peak minus this
+  const loadedRssKiB = process.resourceUsage().maxRSS
   const outcome = yield* sessions.run(id, "Write the big file")
-  return { status: outcome.status, grew: size() - before }
+  return { status: outcome.status, grew: size() - before, loadedRssKiB }
 })
 
 const deps = Layer.mergeAll(
