@@ -18,6 +18,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, bench, describe } from "vitest"
 import { Sandbox, SandboxProfile } from "../src/index.js"
+import * as Layout from "../src/internal/sandbox/layout.js"
 import * as Proxy from "../src/internal/sandbox/proxy.js"
 
 const available = childProcess.spawnSync("bwrap", ["--version"]).status === 0
@@ -44,15 +45,7 @@ const spawned = (file: string, args: ReadonlyArray<string>) => () =>
 
 // bubblewrap with the namespaces the sandbox makes, `/` read-only and nothing else of ours
 const floorArgs = [
-  "--unshare-pid",
-  "--unshare-net",
-  "--unshare-ipc",
-  "--unshare-uts",
-  "--unshare-cgroup-try",
-  "--die-with-parent",
-  "--new-session",
-  "--cap-drop",
-  "ALL",
+  ...Layout.isolationArgs,
   "--ro-bind",
   "/",
   "/",

@@ -165,18 +165,23 @@ const secretsOf = (workspace: string, limit: number) => {
   return { found, truncated: false }
 }
 
+/** The namespaces and privileges of every sandbox (the bench's bubblewrap floor uses them too). @internal */
+export const isolationArgs: ReadonlyArray<string> = [
+  "--unshare-pid",
+  "--unshare-net",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--die-with-parent",
+  "--new-session",
+  "--cap-drop",
+  "ALL"
+]
+
 /** The bubblewrap arguments (before `--`) and the placeholders to create first. @internal */
 export const plan = (input: LayoutInput): Layout => {
   const args: Array<string> = [
-    "--unshare-pid",
-    "--unshare-net",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--die-with-parent",
-    "--new-session",
-    "--cap-drop",
-    "ALL",
+    ...isolationArgs,
     "--hostname",
     "sandbox",
     "--ro-bind",
