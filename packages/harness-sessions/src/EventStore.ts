@@ -127,6 +127,11 @@ export interface Commit {
   readonly events: ReadonlyArray<Event.EventInput>
   /** The step's stored result (a replay reuses it instead of running the step again). */
   readonly step?: Step
+  /**
+   * Earlier steps of the run committed with this one (deferred: steps a re-drive may compute
+   * again, ADR 0567); their events lead `events`. All are stored, or none.
+   */
+  readonly steps?: ReadonlyArray<Step>
   /** A managed-transition revision stored with the events. */
   readonly revision?: Revision
   /** Replace the session's meta. */
@@ -134,8 +139,8 @@ export interface Commit {
   /** The events' time (default: the store's `Clock` at the commit). */
   readonly at?: number
   /**
-   * The session's owner: the commit renews its lease in the same transaction, and is refused
-   * (`BUSY`, nothing written) when another process owns the session.
+   * The session's owner: the commit checks its lease in the same transaction (renewing it when
+   * due, ADR 0567), and is refused (`BUSY`, nothing written) when another process owns the session.
    */
   readonly owner?: Owner
 }

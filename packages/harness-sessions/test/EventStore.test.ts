@@ -113,6 +113,42 @@ const contract = (name: string, layer: () => Layer.Layer<EventStore.EventStore>,
         assert.strictEqual(all.length, 4)
       }).pipe(Effect.provide(layer())))
 
+    // ADR 0567: deferred steps land with the step that commits them, or not at all.
+    it.effect("a commit's deferred steps land with it; one already stored refuses the whole commit", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("s", {})
+        yield* store.commit("s", {
+          events: [Event.make("r1", "model.call", { n: 1 }), Event.make("r1", "tool.call", { callId: "c1" })],
+          steps: [{ run: "r1", index: 0, result: { calls: 1 } }],
+          step: { run: "r1", index: 1, result: { allowed: true } }
+        })
+        assert.deepStrictEqual([...(yield* store.steps("s", "r1"))], [[0, { calls: 1 }], [1, { allowed: true }]])
+        const refused = yield* Effect.flip(store.commit("s", {
+          events: [Event.make("r1", "heartbeat", {})],
+          steps: [{ run: "r1", index: 2, result: 1 }, { run: "r1", index: 1, result: null }],
+          step: { run: "r1", index: 3, result: null }
+        }))
+        assert.strictEqual(refused.code, "STORE_FAILED")
+        assert.strictEqual((yield* store.read("s")).length, 2)
+        assert.isTrue(Option.isNone(yield* store.step("s", "r1", 2)))
+      }).pipe(Effect.provide(layer())))
+
+    // ADR 0567: a commit a moment after its owner renewed checks the lease without renewing it.
+    it.effect("an owner that released its lease writes nothing, even right after renewing it", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        yield* store.create("s", {})
+        const a = { id: "host-a pid 1", ttl: 3000 }
+        yield* store.acquire("s", a)
+        yield* store.commit("s", { events: [Event.make("r1", "note", { n: 1 })], owner: a })
+        yield* store.release("s", a.id)
+        const lost = yield* Effect.flip(store.commit("s", { events: [Event.make("r1", "note", { n: 2 })], owner: a }))
+        assert.strictEqual(lost.code, "BUSY")
+        assert.include(lost.message, "host-a pid 1 no longer holds its lease; nothing was written")
+        assert.deepStrictEqual((yield* store.read("s")).map((e) => e.seq), [1])
+      }).pipe(Effect.provide(layer())))
+
     // ADR 0558: one owner per session; every write of a run carries and checks its owner.
     it.effect("a lease: taken, refused to another owner while live, taken over once expired; a lost owner writes nothing", () =>
       Effect.gen(function*() {

@@ -21,7 +21,7 @@ import * as CallCheck from "./callCheck.js"
 import * as Messages from "./messages.js"
 import * as RawResponse from "./rawResponse.js"
 import * as RunState from "./runState.js"
-import { continuation, type Ctx, settle, type Settled, step } from "./step.js"
+import { continuation, type Ctx, flush, settle, type Settled, step } from "./step.js"
 import * as TurnEnd from "./turnEnd.js"
 
 import { type Call, toolCall } from "./toolRound.js"
@@ -118,7 +118,10 @@ const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
           }),
           ...(r.text === "" ? [] : [Event.make(ctx.run, "message", { role: "assistant", text: r.text })])
         ],
-        result: { ok: true as const, text: r.text, calls, finish: r.finish, usage, now }
+        result: { ok: true as const, text: r.text, calls, finish: r.finish, usage, now },
+        // A reply with calls is committed with the first call's decision (ADR 0567): a re-drive
+        // that finds neither asks the model again, and no tool has run on it.
+        defer: calls.length > 0
       }
     })
   )
@@ -126,14 +129,22 @@ const callModel = (ctx: Ctx, state: RunState.RunState, tools: boolean) =>
 const describe = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
 
-/** The heartbeat after a tool round (it also reads the clock for the slice guard). */
+/**
+ * The heartbeat after a tool round (it also reads the clock for the slice guard), committed with
+ * the next step (ADR 0567): the round's results are already stored, and a re-drive that finds no
+ * heartbeat reads the clock again.
+ */
 const heartbeat = (ctx: Ctx, state: RunState.RunState) =>
   step<number>(
     ctx,
     state,
     Effect.map(Clock.currentTimeMillis, (now) => {
       state.now = now
-      return { events: [Event.make(ctx.run, "heartbeat", RunState.heartbeat(state, ctx.slice.maxCalls))], result: now }
+      return {
+        events: [Event.make(ctx.run, "heartbeat", RunState.heartbeat(state, ctx.slice.maxCalls))],
+        result: now,
+        defer: true
+      }
     })
   ).pipe(Effect.tap((now) => {
     state.now = now
@@ -143,6 +154,12 @@ const aborted = (ctx: Ctx) => ctx.abort === undefined ? Effect.succeed(false) : 
 
 /** Drive the run until it settles. */
 export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
+  loop(ctx, state).pipe(
+    // A run that fails between steps still stores what it deferred (the model's last reply).
+    Effect.tapError(() => Effect.ignore(flush(ctx, state)))
+  )
+
+const loop = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
   Effect.gen(function*() {
     while (true) {
       if (yield* aborted(ctx)) {

@@ -87,11 +87,12 @@ export const make = Effect.gen(function*() {
         yield* Rows.checkInputs(commit.events)
         const s = yield* find(id)
         if (commit.owner !== undefined) yield* renewed(s, commit.owner, yield* Clock.currentTimeMillis, false)
-        const step = commit.step
-        if (step !== undefined && s.steps.get(step.run)?.has(step.index) === true) {
+        const steps = commit.step === undefined ? commit.steps ?? [] : [...(commit.steps ?? []), commit.step]
+        const taken = steps.find((step) => s.steps.get(step.run)?.has(step.index) === true)
+        if (taken !== undefined) {
           return yield* new HarnessError({
             code: "STORE_FAILED",
-            message: `step ${step.run}#${step.index} is already committed`
+            message: `step ${taken.run}#${taken.index} is already committed`
           })
         }
         if (commit.revision !== undefined && commit.revision.revision !== s.revisions.length + 1) {
@@ -103,7 +104,7 @@ export const make = Effect.gen(function*() {
         const at = commit.at ?? (yield* Clock.currentTimeMillis)
         const written = commit.events.map((e, i) => Rows.written(id, s.events.length + i + 1, at, e, clone(e.data)))
         s.events.push(...written)
-        if (step !== undefined) {
+        for (const step of steps) {
           const ofRun = s.steps.get(step.run) ?? new Map<number, unknown>()
           ofRun.set(step.index, clone(step.result))
           s.steps.set(step.run, ofRun)

@@ -1,6 +1,7 @@
 /**
  * One owner per session (ADR 0558): a process takes the session's lease before it drives or
- * settles a run, renews it on every commit and from a heartbeat while a step runs long, and gives
+ * settles a run, checks it on every commit (renewing it there when due, ADR 0567) and renews it
+ * from a heartbeat every third of its TTL, and gives
  * it up when done. A lost lease ends this process's drive: the heartbeat's failure interrupts the
  * run, and every later commit is refused by the store, so a process never settles a run it does
  * not own.

@@ -7,6 +7,8 @@ import * as Progress from "@steward/governance-rules/Progress"
 import { createHash } from "node:crypto"
 import type * as Budget from "../Budget.js"
 import * as Checkpoint from "../Checkpoint.js"
+import type * as Event from "../Event.js"
+import type * as EventStore from "../EventStore.js"
 import type * as Goal from "../Goal.js"
 import * as WorkSlice from "../WorkSlice.js"
 import type { ToolResult } from "./toolShape.js"
@@ -76,6 +78,14 @@ export interface RunState {
   /** Invalid tool calls in a row (a valid one resets it), and the last one's message. */
   invalidInRow: number
   lastInvalid: string
+  /** Steps computed and not yet committed: they go in the next step's commit (`step.ts`). */
+  readonly deferred: Array<Deferred>
+}
+
+/** A deferred step: its bounded events and its stored record. */
+export interface Deferred {
+  readonly events: ReadonlyArray<Event.EventInput>
+  readonly step: EventStore.Step
 }
 
 /** A fresh state. */
@@ -107,7 +117,8 @@ export const make = (session: string, run: string, prompt: string): RunState => 
   wrappedUp: false,
   goal: undefined,
   invalidInRow: 0,
-  lastInvalid: ""
+  lastInvalid: "",
+  deferred: []
 })
 
 /**

@@ -16,6 +16,7 @@ import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
 import * as Reconnect from "./reconnect.js"
 import * as Rows from "./rows.js"
+import type * as SqlLease from "./sqlLease.js"
 
 /** The COMMIT statement failed: whether the transaction landed is not known yet. */
 export class CommitUnknown extends Data.TaggedError("CommitUnknown")<{ readonly error: SqlError.SqlError }> {}
@@ -61,6 +62,7 @@ export interface Deps {
     now: number,
     take: boolean
   ) => Effect.Effect<unknown, HarnessError | SqlError.SqlError>
+  readonly renewals: SqlLease.Renewals
   readonly now: Effect.Effect<number>
   readonly window: Duration.Duration
   readonly failed: (what: string) => (error: { readonly message: string }) => HarnessError
@@ -80,17 +82,30 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
   const data = commit.events.map((e) => json(e.data))
   const once = Effect.suspend(() => {
     let written: Written | undefined
+    let renewed: number | undefined
     const body = Effect.gen(function*() {
       const at = commit.at ?? (yield* deps.now)
+      const { owner } = commit
+      const now = yield* deps.now
       // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
-      if (commit.owner !== undefined) yield* deps.renewLease(id, commit.owner, yield* deps.now, false)
+      // Renewed a moment ago, it is checked by the UPDATE below instead (ADR 0567).
+      const fenced = owner !== undefined && deps.renewals.fresh(id, owner, now)
+      if (owner !== undefined && !fenced) {
+        yield* deps.renewLease(id, owner, now, false)
+        renewed = now
+      }
+      const fence = fenced
+        ? sql`AND EXISTS (SELECT 1 FROM harness_leases WHERE session = ${id} AND owner = ${owner.id})`
+        : sql``
       const bumped = yield* (commit.meta === undefined
-        ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} RETURNING last_seq`
+        ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
         : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
           json(commit.meta)
-        } WHERE id = ${id} RETURNING last_seq`)
+        } WHERE id = ${id} ${fence} RETURNING last_seq`)
       const last = bumped[0]?.["last_seq"]
       if (typeof last !== "number") {
+        // Not fenced, or the lease is still this writer's (the renewal says which): no session.
+        if (fenced) yield* deps.renewLease(id, owner, now, false)
         return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
       }
       const first = last - n + 1
@@ -105,10 +120,10 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
       for (let i = 0; i < rows.length; i += BATCH) {
         yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
       }
-      if (commit.step !== undefined) {
-        const { index, result, run } = commit.step
-        yield* sql`INSERT INTO harness_steps (session, run, idx, result)
-            VALUES (${id}, ${run}, ${index}, ${json(result)})`
+      const steps = stepsOf(commit)
+      if (steps.length > 0) {
+        const stepRows = steps.map((s) => ({ session: id, run: s.run, idx: s.index, result: json(s.result) }))
+        yield* sql`INSERT INTO harness_steps ${sql.insert(stepRows)}`
       }
       if (commit.revision !== undefined) yield* revise(sql, id, commit.revision)
       const events = commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
@@ -119,7 +134,10 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
       Effect.catchTag("CommitUnknown", ({ error }) =>
         written === undefined || !Reconnect.isConnectionLoss(error)
           ? Effect.fail(error)
-          : resolve(deps, id, commit, written, error))
+          : resolve(deps, id, commit, written, error)),
+      Effect.tap(() => {
+        if (renewed !== undefined && commit.owner !== undefined) deps.renewals.set(id, commit.owner.id, renewed)
+      })
     )
   })
   return once.pipe(
@@ -127,6 +145,10 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
     Effect.mapError((error) => isSqlError(error) ? deps.failed("commit")(error) : error)
   )
 }
+
+/** Every step a commit stores: its deferred ones, then its own. */
+const stepsOf = (commit: EventStore.Commit): ReadonlyArray<EventStore.Step> =>
+  commit.step === undefined ? commit.steps ?? [] : [...(commit.steps ?? []), commit.step]
 
 const revise = (sql: SqlClient.SqlClient, id: string, r: EventStore.Revision) =>
   Effect.gen(function*() {
@@ -185,8 +207,9 @@ export const landed = (
       })
     ))
   }
-  if (commit.step !== undefined) {
-    const { index, result, run } = commit.step
+  const step = stepsOf(commit).at(-1)
+  if (step !== undefined) {
+    const { index, result, run } = step
     return sql<{ result: unknown }>`SELECT result FROM harness_steps
       WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
       Effect.map((rows) => rows[0]?.result === json(result))

@@ -59,3 +59,24 @@ export const make = (
     )
   return { currentLease, readLease, renewLease }
 }
+
+/**
+ * When this process last renewed each of its leases (stored: after the transaction committed).
+ * A commit within a third of the lease's TTL of that checks the owner in its own UPDATE instead
+ * of renewing (ADR 0567): the lease then still runs at least two thirds of its TTL, and the
+ * owner's heartbeat renews it every third.
+ */
+export const renewals = () => {
+  const at = new Map<string, number>()
+  const key = (id: string, owner: string) => `${id}\u0000${owner}`
+  return {
+    set: (id: string, owner: string, now: number): void => void at.set(key(id, owner), now),
+    fresh: (id: string, owner: EventStore.Owner, now: number): boolean => {
+      const last = at.get(key(id, owner.id))
+      return last !== undefined && now >= last && now - last < owner.ttl / 3
+    }
+  }
+}
+
+/** What `renewals` returns. */
+export type Renewals = ReturnType<typeof renewals>

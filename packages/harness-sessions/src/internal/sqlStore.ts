@@ -136,6 +136,7 @@ export const make = (options: { readonly migrate: boolean }) =>
         )
       )
     const { readLease, renewLease } = SqlLease.make(sql, failed)
+    const renewals = SqlLease.renewals()
     const leased = (take: boolean) => (id: string, owner: EventStore.Owner) =>
       Effect.gen(function*() {
         yield* find(id)
@@ -143,7 +144,8 @@ export const make = (options: { readonly migrate: boolean }) =>
         // Taking or renewing one's own lease twice is harmless: a COMMIT lost with the connection is retried.
         return yield* SqlCommit.transaction(sql)(renewLease(id, owner, now, take)).pipe(
           Effect.catchTag("CommitUnknown", ({ error }) => Effect.fail(error)),
-          io("taking the session's lease")
+          io("taking the session's lease"),
+          Effect.tap(() => renewals.set(id, owner.id, now))
         )
       })
     const store: EventStore.EventStore["Type"] = {
@@ -169,9 +171,10 @@ export const make = (options: { readonly migrate: boolean }) =>
       commit: (id, commit) =>
         Effect.zipRight(
           Rows.checkInputs(commit.events),
-          SqlCommit.commit({ sql, renewLease, now: Clock.currentTimeMillis, window, failed })(id, commit).pipe(
-            Effect.tap(() => PubSub.publish(hub, id))
-          )
+          SqlCommit.commit({ sql, renewLease, renewals, now: Clock.currentTimeMillis, window, failed })(id, commit)
+            .pipe(
+              Effect.tap(() => PubSub.publish(hub, id))
+            )
         ),
       read: (id, options = {}) =>
         Effect.gen(function*() {

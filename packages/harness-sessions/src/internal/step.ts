@@ -76,7 +76,15 @@ export interface Computed<A> {
   readonly transition?: { readonly kind: "settle" | "continue"; readonly status: string; readonly code?: string | null }
   /** Replace the session's meta in the same commit. */
   readonly meta?: unknown
+  /**
+   * Commit with the next step instead of now (ADR 0567): only for a step a re-drive may compute
+   * again because nothing outside the process depends on it (a model call, a heartbeat).
+   */
+  readonly defer?: boolean
 }
+
+// Deferred steps in a row at most: a run that keeps deferring still commits this often.
+const MAX_DEFERRED = 8
 
 /** Run (or reuse) the next step. */
 export const step = <A>(
@@ -88,7 +96,17 @@ export const step = <A>(
     const index = state.step++
     if (ctx.stored.has(index)) return ctx.stored.get(index) as A
     const out = yield* compute
-    const events = bound(out.events, ctx.limits)
+    const own = bound(out.events, ctx.limits)
+    const record = { run: ctx.run, index, result: out.result }
+    if (
+      out.defer === true && out.transition === undefined && out.meta === undefined &&
+      state.deferred.length < MAX_DEFERRED
+    ) {
+      state.deferred.push({ events: own, step: record })
+      return JSON.parse(JSON.stringify(out.result ?? null)) as A
+    }
+    const earlier = state.deferred.splice(0)
+    const events = earlier.length === 0 ? own : [...earlier.flatMap((d) => d.events), ...own]
     const at = yield* Clock.currentTimeMillis
     const revision = out.transition === undefined ? undefined : yield* History.transition(ctx.chain, {
       at,
@@ -101,7 +119,8 @@ export const step = <A>(
     }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, ctx.runtime))
     const written = yield* ctx.store.commit(ctx.session, {
       events,
-      step: { run: ctx.run, index, result: out.result },
+      step: record,
+      ...(earlier.length === 0 ? {} : { steps: earlier.map((d) => d.step) }),
       at,
       owner: ctx.owner,
       ...(revision === undefined ? {} : { revision }),
@@ -114,6 +133,21 @@ export const step = <A>(
     }
     // The caller continues from the JSON round trip, exactly as a replay would.
     return JSON.parse(JSON.stringify(out.result ?? null)) as A
+  })
+
+/**
+ * Commit the deferred steps on their own (a run that ends without another step: a failure).
+ * Nothing deferred: nothing written.
+ */
+export const flush = (ctx: Ctx, state: RunState.RunState): Effect.Effect<void, HarnessError> =>
+  Effect.suspend(() => {
+    const earlier = state.deferred.splice(0)
+    if (earlier.length === 0) return Effect.void
+    return ctx.store.commit(ctx.session, {
+      events: earlier.flatMap((d) => d.events),
+      steps: earlier.map((d) => d.step),
+      owner: ctx.owner
+    }).pipe(Effect.map((written) => ctx.chain.absorb(written)))
   })
 
 // An ask's input stays whole (bounded by `maxToolInput`): approving the call runs it from there.
