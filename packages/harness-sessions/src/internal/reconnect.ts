@@ -27,9 +27,15 @@ const isLoss = (error: unknown): boolean =>
 /**
  * Retry `self` while it fails with a lost connection, within `within`. Only an `SqlError` is
  * retried: a typed store error (a refused lease, a commit whose outcome stayed unknown) never is.
+ * The schedule is built on the first lost connection, not on every statement (issue 38): the
+ * retries then run as `Effect.retry` would have run them from that failure.
  */
 export const retrying = (within: Duration.Duration) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Duration.toMillis(within) <= 0 ? self : Effect.retry(self, { schedule: backoff(within), while: isLoss })
+  Duration.toMillis(within) <= 0 ? self : Effect.catchIf(self, isLoss, (first) => {
+    let replayed = false
+    const again = Effect.suspend(() => replayed ? self : (replayed = true, Effect.fail(first)))
+    return Effect.retry(again, { schedule: backoff(within), while: isLoss })
+  })
 
 /** Whether `error` is a lost connection (an `SqlError` whose chain says so). */
 export const isConnectionLoss = (error: SqlError.SqlError | unknown): boolean => isLoss(error)
