@@ -38,7 +38,7 @@ describe("steward reflex: decisions say why they do not act", () => {
       assert.strictEqual(short.json().decision.category, "stopped_short")
       assert.strictEqual(
         short.json().why,
-        "does not act: not certified yet: no labeled history (0 of the 30 fires needed)"
+        "does not act: not certified yet: no labeled history (it must fire on at least 30 labeled turns)"
       )
       fs.writeFileSync(
         path.join(state, "config.json"),
@@ -75,8 +75,12 @@ describe("steward reflex: decisions say why they do not act", () => {
       const head = after.json()[0].heads.find((h: any) => h.head === "unfinished")
       assert.match(head.standing, /^auto: certified at /)
       const confirm = after.json()[0].heads.find((h: any) => h.head === "confirm")
-      assert.match(confirm.standing, /^auto: watching until certified \(fired /)
-      assert.match(confirm.standing, /of the 30 needed, precision .* against the floor 0\.85\)$/)
+      assert.match(
+        confirm.standing,
+        /^auto: watching until certified \((?:precision not confidently at the floor; )?fired on /
+      )
+      assert.match(confirm.standing, /labeled turns, precision .* against the floor 0\.85; needs .*\)$/)
+      assert.notMatch(confirm.standing, /of the 30 needed/) // issue 37: "fired 280 of the 30 needed"
       // certified now: a turn acts, except the one-in-ten held back by hash
       const revisions = Array.from({ length: 40 }, (_, r) => r)
       const held = revisions.find((r) => Learning.heldTurn("unfinished", "task-h", r))!

@@ -189,6 +189,11 @@ export interface ReflexDefinition<I = unknown, K extends string = string> {
   readonly values: ReadonlyArray<string>
   readonly extract: (input: I) => Either.Either<Extraction, ReflexError.ReflexError>
   readonly gate: (decision: ProgramDecision, extracted: Extracted) => Gated
+  /**
+   * Why heads absent from `certification` may still act (`active` mode) without proving themselves
+   * first; `status` shows it beside the mode. Absent: such heads only decide and record.
+   */
+  readonly uncertified?: string | undefined
   /** Certifiable heads: precision floor and which labeled turns count. Heads absent here never certify. */
   readonly certification: Readonly<
     Record<string, { readonly floor: number; readonly actionable?: (features: Features.Features) => boolean }>

@@ -238,6 +238,24 @@ describe("Reflexes: modes, certification and gates", () => {
       assert.deepStrictEqual(yield* ledger.counts("settle"), { observed: 0, labeled: 0 })
     }).pipe(Effect.provide(engine({ config: { ...ReflexConfig.defaults, settle: "off", route: "observe" } }))))
 
+  // ADR 0413: route acts by default without a certificate, and says so where its standing is read
+  it.effect("route is active with no labels and its status says why it needs no certificate", () =>
+    Effect.gen(function*() {
+      const reflexes = yield* Reflexes.Reflexes
+      const route = yield* reflexes.decide("route", { task: "refactor the auth layer" }, { subject: "r1" })
+      if (route.skipped) return assert.fail("skipped")
+      assert.deepStrictEqual([route.mode, route.acts], ["active", true])
+      const status = yield* reflexes.status("route")
+      for (const head of status.heads) {
+        assert.strictEqual(head.labels, 0)
+        assert.isNull(head.certificate)
+        assert.match(head.standing, /^active without a certificate \(this head never certifies\): every task must run/)
+        assert.include(head.standing, "every substantial task to frontier")
+      }
+      const settle = yield* reflexes.status("settle")
+      assert.notMatch(settle.heads[0]!.standing, /without a certificate/) // settle's heads prove themselves first
+    }).pipe(Effect.provide(engine())))
+
   it.effect("config: defaults, unknown keys name the key, modes resolve per head", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* ReflexConfig.decode(undefined), ReflexConfig.defaults)

@@ -47,6 +47,10 @@ export const route: ReflexDefinition<RouteInput, "route"> = {
     vetoed: false,
     actionable: true
   }),
+  // ADR 0413: a task always runs on some tier, so there is no "leave it to the person" to fall back
+  // on while evidence gathers; the floor sends every substantial task to frontier.
+  uncertified:
+    "every task must run on some tier, so route picks one from the first task; the gate sends every substantial task to frontier, so a wrong pick costs tokens, not quality",
   certification: {},
   explicitLabels: (value, decidedHead) =>
     value === "frontier" || value === "standard" ? [{ head: decidedHead, label: value === "frontier" }] : undefined,
