@@ -8,7 +8,7 @@ import { colours } from "../src/commands/reflex/html.js"
 import { runCli } from "./harness.js"
 import { browse, chromium, decodePng, layout, screenshot } from "./support/browser.js"
 
-// The synthetic history of examples/data (copied so this package stands alone): the unfinished
+// The synthetic history of examples/data (copied so this package stands alone): the stopped_short
 // head certifies at 0.65; confirm does not, and ranks its turns below chance (AUC 0.457).
 const history = path.join(import.meta.dirname, "fixtures", "reflex", "settle-history.jsonl")
 const lines: ReadonlyArray<{ id: string; head: string; label: boolean }> = fs.readFileSync(history, "utf8")
@@ -42,21 +42,21 @@ describe("steward reflex status --html", () => {
         const html = fs.readFileSync(file, "utf8")
         assert.notInclude(html, "<script")
         assert.notMatch(html, /\b(?:src|href)=/) // nothing to fetch: styles and charts are inline
-        for (const head of ["route-judged", "route-plain", "settle-unfinished", "settle-confirm"]) {
+        for (const head of ["route-judged", "route-plain", "settle-stopped_short", "settle-confirm"]) {
           assert.include(html, `id="${head}"`)
         }
 
-        const unfinished = section(html, "settle-unfinished")
-        const cert = certificates.find((c) => c.head === "unfinished")
-        assert.include(unfinished, "certified at threshold <strong class=\"threshold\">0.65</strong>")
+        const stoppedShort = section(html, "settle-stopped_short")
+        const cert = certificates.find((c) => c.head === "stopped_short")
+        assert.include(stoppedShort, "certified at threshold <strong class=\"threshold\">0.65</strong>")
         // the ladder row at the certified threshold is the certificate's own evidence
-        assert.include(unfinished, `<td>0.65</td><td>${cert.fired}</td>`)
-        assert.include(unfinished, `<td>${cert.precision}</td><td>${cert.lower}</td>`)
-        assert.include(unfinished, "certified here")
+        assert.include(stoppedShort, `<td>0.65</td><td>${cert.fired}</td>`)
+        assert.include(stoppedShort, `<td>${cert.precision}</td><td>${cert.lower}</td>`)
+        assert.include(stoppedShort, "certified here")
         // coverage is a share of the window, never "— of 300"
-        assert.include(unfinished, `Coverage at the certified threshold 0.65: <strong>60.0%</strong> (360 of 600`)
-        assert.include(unfinished, `class="certified-threshold"`)
-        assert.notInclude(unfinished, "At or below chance")
+        assert.include(stoppedShort, `Coverage at the certified threshold 0.65: <strong>60.0%</strong> (360 of 600`)
+        assert.include(stoppedShort, `class="certified-threshold"`)
+        assert.notInclude(stoppedShort, "At or below chance")
 
         const confirm = section(html, "settle-confirm")
         const c = certificates.find((x) => x.head === "confirm")
@@ -69,7 +69,7 @@ describe("steward reflex status --html", () => {
         assert.include(confirm, `precision ≥ ${gap.precisionNeeded} at this count`)
 
         // misfires: turns scored over the threshold that the person labeled no — checked against the history
-        for (const [head, text] of [["unfinished", unfinished], ["confirm", confirm]] as const) {
+        for (const [head, text] of [["stopped_short", stoppedShort], ["confirm", confirm]] as const) {
           const subjects = [...text.matchAll(/<td><code>import:([^<]+)<\/code><\/td>/g)].map((m) => m[1]!)
           assert.isAbove(subjects.length, 0, `${head} shows misfires`)
           for (const id of subjects) {

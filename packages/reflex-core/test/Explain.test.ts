@@ -3,7 +3,7 @@ import { explain } from "../src/internal/engine/explain.js"
 import type * as Learning from "../src/Learning.js"
 
 const certificate = (certified: boolean, fired: number): Learning.Certificate => ({
-  head: "unfinished",
+  head: "stopped_short",
   certified,
   threshold: 0.55,
   floor: 0.75,
@@ -17,7 +17,7 @@ const certificate = (certified: boolean, fired: number): Learning.Certificate =>
 
 const base = {
   reflex: "settle",
-  head: "unfinished",
+  head: "stopped_short",
   value: "stopped_short",
   mode: "auto" as const,
   acts: false,
@@ -66,7 +66,7 @@ describe("why a decision does not act", () => {
     )
     assert.strictEqual(
       explain({ ...base, acts: true }),
-      "acts: settle.unfinished is certified at 0.55 on the person's own history"
+      "acts: settle.stopped_short is certified at 0.55 on the person's own history"
     )
     assert.strictEqual(explain({ ...base, mode: "off" }), "does not act: settle is off")
   })
