@@ -6,8 +6,10 @@
  * written under the new name only.
  */
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
+import { SqlBackends } from "@steward/testing"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -109,3 +111,57 @@ describe("a ledger written before settle's head was renamed", () => {
     assert.property(kept.right.heads, "unfinished")
   })
 })
+
+// The same migration on each backend, from rows inserted as the previous version wrote them.
+for (const backend of SqlBackends.all) {
+  describe.skipIf(backend.skip !== undefined)(`0004_renamed_heads on ${backend.name} ${backend.skip ?? ""}`, () => {
+    it.effect(
+      "moves settle's unfinished rows and documents to stopped_short, and no other reflex's",
+      () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          // the schema as the previous version left it: migrations 1-3
+          yield* Migrator.make({})({
+            loader: Effect.map(ReflexLedger.migrations, (all) => all.filter(([id]) => id < 4)),
+            table: "reflex_core_migrations"
+          })
+          const generation = fs.readFileSync(fixture("settle.generation-1.v0.json"), "utf8").trim()
+          const certificate = JSON.stringify({ head: "unfinished", certified: false })
+          for (const reflex of ["settle", "mine"]) {
+            yield* sql`INSERT INTO reflex_observations (id, reflex, subject, head, value, gate, score, features, evidence,
+            params_version, program, receipt, at_ms) VALUES (${`obs-${reflex}`}, ${reflex}, 't', 'unfinished', 'done',
+            'head', 0, '{}', '{}', 0, 'p', 'r', 1)`
+            yield* sql`INSERT INTO reflex_labels (observation, reflex, head, label, weight, source, at_ms, seq)
+            VALUES (${`obs-${reflex}`}, ${reflex}, 'unfinished', 1, 1, 'explicit', 1, ${reflex === "settle" ? 1 : 2})`
+            yield* sql`INSERT INTO reflex_certificates (reflex, head, payload, at_ms, through)
+            VALUES (${reflex}, 'unfinished', ${certificate}, 1, 1)`
+            yield* sql`INSERT INTO reflex_trials (reflex, head, candidate, started_at_ms, fitted_through)
+            VALUES (${reflex}, 'unfinished', 'c', 1, 1)`
+          }
+          yield* sql`INSERT INTO reflex_generations (reflex, version, active, created_at, payload)
+          VALUES ('settle', 1, 1, 1, ${generation})`
+          yield* ReflexLedger.migrate
+          for (const table of ["reflex_observations", "reflex_labels", "reflex_certificates", "reflex_trials"]) {
+            const rows = yield* sql<{ reflex: string; head: string }>`SELECT reflex, head FROM ${
+              sql(table)
+            } ORDER BY reflex`
+            assert.deepStrictEqual(rows.map((r) => [r.reflex, r.head]), [["mine", "unfinished"], [
+              "settle",
+              "stopped_short"
+            ]], table)
+          }
+          const payloads = yield* sql<
+            { reflex: string; payload: string }
+          >`SELECT reflex, payload FROM reflex_certificates
+          ORDER BY reflex`
+          assert.deepStrictEqual(payloads.map((r) => JSON.parse(r.payload).head), ["unfinished", "stopped_short"])
+          const [stored] = yield* sql<
+            { payload: string }
+          >`SELECT payload FROM reflex_generations WHERE reflex = 'settle'`
+          assert.deepStrictEqual(Object.keys(JSON.parse(stored!.payload).heads).sort(), ["confirm", "stopped_short"])
+          assert.isDefined(Params.decodeJsonOption(stored!.payload))
+        }).pipe(Effect.provide(backend.layer())),
+      { timeout: 60_000 }
+    )
+  })
+}
