@@ -3,7 +3,7 @@
  *
  * - `cautiousSettle`: an admissible program. It never answers "confirm" (the shipped program can
  *   say the person only needs to confirm); an idle turn is `stopped_short` or `done` by the
- *   `unfinished` head alone, and any other turn state is left `uncertain` for the person.
+ *   `stopped_short` head alone, and any other turn state is left `uncertain` for the person.
  * - `askingSettle`: the same decision, but it first asks a model (an `agent` cell). A reflex
  *   program must be pure, so `steward reflex check` refuses it with every rule it breaks, and a
  *   state directory that installs it keeps running the shipped program.
@@ -13,8 +13,8 @@ import * as Reflex from "@steward/reflex-core/Reflex"
 
 const { add, fold, get, gte, if_, isNum, let_, mul, neq, record, round } = Expr
 
-/** Σ w·features[f] over the `unfinished` head's terms, from its bias (a non-number counts 0). */
-const unfinishedLogit = fold(
+/** Σ w·features[f] over the `stopped_short` head's terms, from its bias (a non-number counts 0). */
+const stoppedShortLogit = fold(
   get("u", "terms"),
   get("u", "bias"),
   "acc",
@@ -25,17 +25,17 @@ const unfinishedLogit = fold(
 /** The decision: typed as `{ category, gate, head, score }` — leave a field out and it does not compile. */
 const decide = let_(
   "u",
-  get("params", "unfinished"),
+  get("params", "stopped_short"),
   if_(
     neq(get("evidence", "state"), "idle"),
-    record({ category: "uncertain", gate: "state", head: "unfinished", score: 0 }),
+    record({ category: "uncertain", gate: "state", head: "stopped_short", score: 0 }),
     let_(
       "z",
-      unfinishedLogit,
+      stoppedShortLogit,
       record({
         category: if_(gte(get("z"), get("u", "cut")), "stopped_short", "done"),
         gate: "head",
-        head: "unfinished",
+        head: "stopped_short",
         score: round(mul(get("z"), 1000))
       })
     )
@@ -49,7 +49,7 @@ export const cautiousSettle = Reflex.organism({
   key: "organism:cautious-settle",
   name: "Cautious settle",
   note:
-    "Never answers confirm: an idle turn is stopped short or done by the unfinished head; other states stay uncertain.",
+    "Never answers confirm: an idle turn is stopped short or done by the stopped_short head; other states stay uncertain.",
   budgets: { maxSteps: 4, maxAgentCalls: 0, maxWork: 60000, maxDepth: 1 },
   valueKey: "category"
 }).decide("decide", { from, program: decide })

@@ -36,11 +36,11 @@ describe("settle-history.jsonl", () => {
     const templates = readTemplates()
     assert.strictEqual(lines.length, templates.kinds.reduce((n: number, kind: any) => n + kind.count, 0))
     assert.strictEqual(new Set(lines.map((line) => line.id)).size, lines.length)
-    assert.deepStrictEqual([...new Set(lines.map((line) => line.head))].sort(), ["confirm", "unfinished"])
+    assert.deepStrictEqual([...new Set(lines.map((line) => line.head))].sort(), ["confirm", "stopped_short"])
   })
 
   it(
-    "a real `steward reflex import` certifies the continue head and not the confirm head",
+    "a real `steward reflex import` certifies the stopped_short head and not the confirm head",
     { timeout: 240_000 },
     () => {
       const state = mkdtempSync(join(tmpdir(), "steward-data-"))
@@ -49,11 +49,11 @@ describe("settle-history.jsonl", () => {
       const report = steward(["reflex", "import", "settle", history, "--json", "--state-dir", state])
       assert.strictEqual(report.inserted, 900)
       for (const result of [dry, report]) {
-        const unfinished = certificate(result, "unfinished")
+        const stoppedShort = certificate(result, "stopped_short")
         const confirm = certificate(result, "confirm")
-        assert.isTrue(unfinished.certified)
-        assert.isAtLeast(unfinished.lower, 0.75)
-        assert.isAtLeast(unfinished.fired, 30)
+        assert.isTrue(stoppedShort.certified)
+        assert.isAtLeast(stoppedShort.lower, 0.75)
+        assert.isAtLeast(stoppedShort.fired, 30)
         assert.isFalse(confirm.certified)
         assert.isBelow(confirm.lower, 0.85)
         assert.isAtLeast(confirm.fired, 30) // enough evidence: refused on precision, not for lack of turns
@@ -61,7 +61,7 @@ describe("settle-history.jsonl", () => {
       const status = steward(["reflex", "status", "--json", "--state-dir", state])
       const settle = status.find((row: any) => row.reflex === "settle")
       const heads = Object.fromEntries(settle.heads.map((head: any) => [head.head, head]))
-      assert.isTrue(heads.unfinished.certificate.certified)
+      assert.isTrue(heads.stopped_short.certificate.certified)
       assert.isFalse(heads.confirm.certificate.certified)
     }
   )

@@ -290,7 +290,7 @@ const WORK = 20
 const sessionFor = (client: Agents.Client): string => {
   for (;;) {
     const id = crypto.randomUUID()
-    if (!Learning.heldTurn("unfinished", `hook:${client}:${id}`, 0)) return id
+    if (!Learning.heldTurn("stopped_short", `hook:${client}:${id}`, 0)) return id
   }
 }
 
@@ -299,7 +299,7 @@ const certify = (state: string) =>
     const reflexes = yield* Reflexes.Reflexes
     for (let i = 1; i <= 60; i++) {
       yield* reflexes.decide("settle", { text: SHORT, toolCalls: WORK }, { subject: `history${i}` })
-      yield* reflexes.label("settle", `history${i}`, i % 10 === 0 ? "done" : "unfinished")
+      yield* reflexes.label("settle", `history${i}`, i % 10 === 0 ? "done" : "stopped_short")
     }
   }).pipe(Effect.provide(ReflexEngine.engineLayer(Option.some(state))), Effect.provide(NodeContext.layer))
 

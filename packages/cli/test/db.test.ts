@@ -199,7 +199,7 @@ describe.skipIf(skip !== undefined)(`steward db copy of the demo's state (Postgr
           })
         const status = yield* same(["reflex", "status"])
         const settle = status.find((r: any) => r.reflex === "settle")
-        assert.isNotNull(settle.heads.find((h: any) => h.head === "unfinished").certificate, "the certificate moved")
+        assert.isNotNull(settle.heads.find((h: any) => h.head === "stopped_short").certificate, "the certificate moved")
         yield* same(["session", "list"])
         const next = yield* same(["audit", "--project", project, "next"])
         assert.strictEqual(next.decision.kind, "run-auditor")

@@ -26,7 +26,7 @@ describe("steward demo", () => {
 
       const byHead = (certificates: ReadonlyArray<any>) => Object.fromEntries(certificates.map((c) => [c.head, c]))
       for (const certificates of [report.importDryRun, report.import.certificates]) {
-        assert.isTrue(byHead(certificates).unfinished.certified)
+        assert.isTrue(byHead(certificates).stopped_short.certified)
         assert.isFalse(byHead(certificates).confirm.certified)
       }
       assert.strictEqual(report.import.inserted, 900)
@@ -39,7 +39,7 @@ describe("steward demo", () => {
           ["deny", "shell", "universal.rm-home", "refused"]
         ]
       )
-      // the stopped-short turn is continued by the certified continue head
+      // the stopped-short turn is continued by the certified stopped_short head
       assert.isTrue(
         report.session.settles.some((s: any) =>
           s.category === "stopped_short" && s.certified && s.acts && s.action === "continue"
@@ -52,7 +52,7 @@ describe("steward demo", () => {
       const second = yield* runCli(["demo", "--state-dir", parent])
       assert.strictEqual(second.exitCode, 0, second.stderr)
       assert.include(second.stdout, "Steward demo — state in")
-      assert.include(second.stdout, "unfinished certified at 0.65")
+      assert.include(second.stdout, "stopped_short certified at 0.65")
       assert.notInclude(second.stdout, report.stateDir) // a new directory each time
     }), { timeout: 400_000 })
 })

@@ -178,7 +178,7 @@ const WORK = 20
 /** A session id whose first settle is not in the one-in-ten hold-back. */
 const sessionFor = (client: string, prefix: string): string => {
   for (let i = 0;; i++) {
-    if (!Learning.heldTurn("unfinished", `hook:${client}:${prefix}${i}`, 0)) return `${prefix}${i}`
+    if (!Learning.heldTurn("stopped_short", `hook:${client}:${prefix}${i}`, 0)) return `${prefix}${i}`
   }
 }
 
@@ -187,7 +187,7 @@ const certify = (state: string) =>
     const reflexes = yield* Reflexes.Reflexes
     for (let i = 1; i <= 60; i++) {
       yield* reflexes.decide("settle", { text: SHORT, toolCalls: WORK }, { subject: `history${i}` })
-      yield* reflexes.label("settle", `history${i}`, i % 10 === 0 ? "done" : "unfinished")
+      yield* reflexes.label("settle", `history${i}`, i % 10 === 0 ? "done" : "stopped_short")
     }
   }).pipe(Effect.provide(ReflexEngine.engineLayer(Option.some(state))), Effect.provide(NodeContext.layer))
 

@@ -38,7 +38,7 @@ describe("steward reflex: decisions say why they do not act", () => {
       assert.strictEqual(short.json().decision.category, "stopped_short")
       assert.strictEqual(
         short.json().why,
-        "does not act: not certified yet: no labeled history (0 of the 30 fires needed)"
+        "does not act: not certified yet: no labeled history (it must fire on at least 30 labeled turns)"
       )
       fs.writeFileSync(
         path.join(state, "config.json"),
@@ -47,7 +47,7 @@ describe("steward reflex: decisions say why they do not act", () => {
       const observe = yield* decide(state, SHORT, "--tool-calls", "60", "--json")
       assert.strictEqual(
         observe.json().why,
-        "does not act: settle.unfinished is in mode observe (decide and record only)"
+        "does not act: settle.stopped_short is in mode observe (decide and record only)"
       )
     }))
 
@@ -67,20 +67,24 @@ describe("steward reflex: decisions say why they do not act", () => {
       )
       const dry = yield* runCli(["reflex", "import", "settle", file, "--dry-run", "--state-dir", state])
       assert.strictEqual(dry.exitCode, 0, dry.stderr)
-      assert.match(dry.stdout, /settle\.unfinished: would certify at/)
+      assert.match(dry.stdout, /settle\.stopped_short: would certify at/)
       const real = yield* runCli(["reflex", "import", "settle", file, "--state-dir", state])
-      assert.match(real.stdout, /settle\.unfinished: certified at/)
+      assert.match(real.stdout, /settle\.stopped_short: certified at/)
       assert.notMatch(real.stdout, /would/)
       const after = yield* runCli(["reflex", "status", "settle", "--json", "--state-dir", state])
-      const head = after.json()[0].heads.find((h: any) => h.head === "unfinished")
+      const head = after.json()[0].heads.find((h: any) => h.head === "stopped_short")
       assert.match(head.standing, /^auto: certified at /)
       const confirm = after.json()[0].heads.find((h: any) => h.head === "confirm")
-      assert.match(confirm.standing, /^auto: watching until certified \(fired /)
-      assert.match(confirm.standing, /of the 30 needed, precision .* against the floor 0\.85\)$/)
+      assert.match(
+        confirm.standing,
+        /^auto: watching until certified \((?:precision not confidently at the floor; )?fired on /
+      )
+      assert.match(confirm.standing, /labeled turns, precision .* against the floor 0\.85; needs .*\)$/)
+      assert.notMatch(confirm.standing, /of the 30 needed/) // issue 37: "fired 280 of the 30 needed"
       // certified now: a turn acts, except the one-in-ten held back by hash
       const revisions = Array.from({ length: 40 }, (_, r) => r)
-      const held = revisions.find((r) => Learning.heldTurn("unfinished", "task-h", r))!
-      const free = revisions.find((r) => !Learning.heldTurn("unfinished", "task-h", r))!
+      const held = revisions.find((r) => Learning.heldTurn("stopped_short", "task-h", r))!
+      const free = revisions.find((r) => !Learning.heldTurn("stopped_short", "task-h", r))!
       const acting = yield* decide(
         state,
         SHORT,
@@ -93,7 +97,7 @@ describe("steward reflex: decisions say why they do not act", () => {
         "--json"
       )
       assert.isTrue(acting.json().acts, acting.json().why)
-      assert.match(acting.json().why, /^acts: settle\.unfinished is certified at /)
+      assert.match(acting.json().why, /^acts: settle\.stopped_short is certified at /)
       const heldBack = yield* decide(
         state,
         SHORT,

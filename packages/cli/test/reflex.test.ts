@@ -29,7 +29,12 @@ describe("steward reflex", () => {
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const doc = run.json()
-      assert.deepStrictEqual(doc.decision, { category: "stopped_short", gate: "head", head: "unfinished", score: 1119 })
+      assert.deepStrictEqual(doc.decision, {
+        category: "stopped_short",
+        gate: "head",
+        head: "stopped_short",
+        score: 1119
+      })
       assert.strictEqual(doc.paramsVersion, 0)
       assert.strictEqual(doc.vetoed, true)
       assert.match(doc.receipt, /^sha256:[0-9a-f]{64}$/)
@@ -150,7 +155,7 @@ describe("steward reflex", () => {
       const doc = dry.json()
       assert.deepStrictEqual(Object.keys(doc).sort(), ["certificates", "examples", "inserted"])
       assert.deepStrictEqual([doc.inserted, doc.examples], [0, 400])
-      const u = doc.certificates.find((c: any) => c.head === "unfinished")
+      const u = doc.certificates.find((c: any) => c.head === "stopped_short")
       assert.deepStrictEqual(Object.keys(u).sort(), [
         "certified",
         "fired",
@@ -201,7 +206,7 @@ describe("steward reflex", () => {
       assert.strictEqual(reply.exitCode, 0, reply.stderr)
       assert.strictEqual(reply.json().category, "continue")
       assert.deepStrictEqual(reply.json().labels.map((l: any) => [l.head, l.label, l.weight]), [
-        ["unfinished", true, 1],
+        ["stopped_short", true, 1],
         ["confirm", false, 0.5]
       ])
       const label = yield* runCli(["reflex", "label", "settle", "job", "done", "--json", "--state-dir", state])
@@ -218,7 +223,7 @@ describe("steward reflex", () => {
       assert.strictEqual(missing.errorJson().error.code, "not-found")
       const bare = yield* runCli(["reflex", "--state-dir", state])
       assert.strictEqual(bare.exitCode, 0)
-      assert.match(bare.stdout, /settle\.unfinished\s+mode auto, 1 labels/)
+      assert.match(bare.stdout, /settle\.stopped_short\s+mode auto, 1 labels/)
       assert.match(bare.stdout, /certificate\s+not certified/)
       assert.match(bare.stdout, /calibration/)
     }))

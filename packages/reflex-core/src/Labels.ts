@@ -85,8 +85,8 @@ export const categorizeReply = (text: string): ReplyCategory => {
 }
 
 /**
- * The settle labels a reply category implies: continue/deliver ⇒ unfinished yes (1.0), confirm no
- * (0.5); approve ⇒ confirm yes (1.0), unfinished no (0.5); handoff_done/correction/other (e.g.
+ * The settle labels a reply category implies: continue/deliver ⇒ stopped_short yes (1.0), confirm no
+ * (0.5); approve ⇒ confirm yes (1.0), stopped_short no (0.5); handoff_done/correction/other (e.g.
  * starting another task) ⇒ both no at half weight; status/quota_resume ⇒ nothing.
  *
  * @since 0.1.0
@@ -98,19 +98,19 @@ export const settleLabels = (category: ReplyCategory): ReadonlyArray<HeadLabel> 
     case "continue":
     case "deliver":
       return [
-        { head: "unfinished", label: true, weight: 1, source },
+        { head: "stopped_short", label: true, weight: 1, source },
         { head: "confirm", label: false, weight: 0.5, source }
       ]
     case "approve":
       return [
         { head: "confirm", label: true, weight: 1, source },
-        { head: "unfinished", label: false, weight: 0.5, source }
+        { head: "stopped_short", label: false, weight: 0.5, source }
       ]
     case "handoff_done":
     case "correction":
     case "other":
       return [
-        { head: "unfinished", label: false, weight: 0.5, source },
+        { head: "stopped_short", label: false, weight: 0.5, source },
         { head: "confirm", label: false, weight: 0.5, source }
       ]
     case "status":

@@ -10,3 +10,4 @@
  */
 export * from "./internal/learning/certification.js"
 export * from "./internal/learning/fit.js"
+export * from "./internal/learning/toCertify.js"

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { Features } from "./Features.js"
+import * as Former from "./internal/formerHeads.js"
 import { isName, Name, StrictRecord } from "./internal/names.js"
 import * as ReflexError from "./ReflexError.js"
 
@@ -150,7 +151,10 @@ export const thresholdLogit = (threshold: number): number => Math.log(threshold 
  * @since 0.1.0
  * @category encoding
  */
-export const programInput = (params: Params): Record<string, unknown> => {
+export const programInput = (
+  params: Params,
+  formerHeads: Readonly<Record<string, string>> = {}
+): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   for (const name of Object.keys(params.heads).sort()) {
     const head = params.heads[name]!
@@ -159,6 +163,10 @@ export const programInput = (params: Params): Record<string, unknown> => {
       cut: thresholdLogit(head.threshold),
       terms: Object.keys(head.weights).sort().map((f) => ({ f, w: head.weights[f]! }))
     }
+  }
+  // a program written against a former head name finds the head there too (ADR 0414)
+  for (const [former, current] of Object.entries(formerHeads).sort(([a], [b]) => a.localeCompare(b))) {
+    if (out[current] !== undefined && out[former] === undefined) out[former] = out[current]
   }
   return out
 }
@@ -185,7 +193,29 @@ export const sameHead = (a: Head, b: Head): boolean =>
   a.bias === b.bias && a.threshold === b.threshold && sameSchema(a, b) &&
   Object.keys(a.weights).every((k) => a.weights[k] === b.weights[k])
 
-const decodeParams = Schema.decodeUnknownEither(Params, { errors: "all", onExcessProperty: "error" })
+/**
+ * Head names the built-in reflexes used before (old name → current name), per reflex: read from
+ * stored documents, import lines and labels for one minor version, never written (ADR 0414).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const formerHeads = Former.formerHeads
+
+/**
+ * A generation as stored by any version still read: a renamed head's `heads` and `evidence` keys
+ * move to the current name on decode. Encodes unchanged.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ParamsFromStored = Schema.transform(Schema.Unknown, Params, {
+  strict: false,
+  decode: Former.upgradeParams,
+  encode: (params) => params
+})
+
+const decodeParams = Schema.decodeUnknownEither(ParamsFromStored, { errors: "all", onExcessProperty: "error" })
 
 /**
  * Decode and validate a generation for a reflex whose heads are `headNames` (exactly those,
@@ -305,7 +335,7 @@ export const routePrior: Params = {
 }
 
 /**
- * The shipped settle prior (`unfinished` @0.65, `confirm` @0.45).
+ * The shipped settle prior (`stopped_short` @0.65, `confirm` @0.45).
  *
  * @since 0.1.0
  * @category priors
@@ -336,7 +366,7 @@ export const settlePrior: Params = {
       },
       threshold: 0.45
     },
-    unfinished: {
+    stopped_short: {
       bias: -3.206,
       weights: {
         ask: -0.267,

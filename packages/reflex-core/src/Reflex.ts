@@ -189,6 +189,17 @@ export interface ReflexDefinition<I = unknown, K extends string = string> {
   readonly values: ReadonlyArray<string>
   readonly extract: (input: I) => Either.Either<Extraction, ReflexError.ReflexError>
   readonly gate: (decision: ProgramDecision, extracted: Extracted) => Gated
+  /**
+   * Why heads absent from `certification` may still act (`active` mode) without proving themselves
+   * first; `status` shows it beside the mode. Absent: such heads only decide and record.
+   */
+  readonly uncertified?: string | undefined
+  /**
+   * Head names this reflex used before (old name → current name), still accepted on input for
+   * one minor version: in labels, import lines, stored parameters and a custom program's output
+   * (ADR 0414). A custom program also finds its parameters under the old names.
+   */
+  readonly formerHeads?: Readonly<Record<string, string>> | undefined
   /** Certifiable heads: precision floor and which labeled turns count. Heads absent here never certify. */
   readonly certification: Readonly<
     Record<string, { readonly floor: number; readonly actionable?: (features: Features.Features) => boolean }>

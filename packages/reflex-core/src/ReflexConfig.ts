@@ -114,7 +114,7 @@ export const decode = Effect.fn("ReflexConfig.decode")(function*(u: unknown, whe
 })
 
 /**
- * The mode of one head: route heads use `route`; `settle.unfinished` uses `settle`; `settle.confirm`
+ * The mode of one head: route heads use `route`; `settle.stopped_short` uses `settle`; `settle.confirm`
  * uses `confirm`, but `settle: off` turns both off and `settle: observe` caps confirm at observe.
  * User-defined reflexes read `custom["name.head"]`, then `custom["name"]`, else `observe`.
  *

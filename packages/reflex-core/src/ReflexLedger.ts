@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import { createHash } from "node:crypto"
+import { hashName } from "./internal/formerHeads.js"
 import * as Common from "./internal/ledger/common.js"
 import * as Memory from "./internal/ledger/memory.js"
 import * as Migrations from "./internal/ledger/migrations.js"
@@ -142,7 +143,9 @@ export const observationId = (reflex: string, subject: string): string =>
  */
 export const importId = (reflex: string, head: string, lineId: string): string =>
   "obs_" +
-  createHash("sha256").update(`xcb-reflex-import-v1\0${reflex}\0${head}\0${lineId}`, "utf8").digest("hex").slice(0, 32)
+  createHash("sha256").update(`xcb-reflex-import-v1\0${reflex}\0${hashName(head, reflex)}\0${lineId}`, "utf8").digest(
+    "hex"
+  ).slice(0, 32)
 
 /**
  * Truncate to at most `n` code points.

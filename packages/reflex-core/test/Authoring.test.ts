@@ -28,7 +28,7 @@ describe("typed authoring", () => {
       const status = yield* reflexes.status("settle")
       assert.strictEqual(
         status.program.digest,
-        "sha256:e56d7a734116095eab80f2f7b8ca854e2f7fa5d76c84a4b0bd345ab0f5ba4a00"
+        "sha256:5f9e96ca4a205cf9742c70854657b3cbb95a647ee203f02010f99ff46ecefe75"
       )
     }).pipe(Effect.provide(engine())))
 

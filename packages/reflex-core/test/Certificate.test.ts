@@ -31,7 +31,7 @@ describe("stored certificates", () => {
       seq: i + 1
     }))
     const written = Learning.certify({
-      head: "unfinished",
+      head: "stopped_short",
       prior: { bias: 0, weights: { f_a: 0.5, f_b: 0 }, threshold: 0.5 },
       examples,
       floor: 0.9,

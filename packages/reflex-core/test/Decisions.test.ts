@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Params from "../src/Params.js"
@@ -14,6 +14,8 @@ const engine = (options: Reflexes.Options = {}) =>
   Reflexes.layer(options).pipe(Layer.provideMerge(ReflexLedger.layerMemory))
 
 const closeTo = (a: number, b: number, eps: number) => Math.abs(a - b) <= eps
+/** The vectors and v0 files come from xcb, which names settle's stopped_short head `unfinished` (ADR 0414). */
+const current = (head: string) => Params.formerHeads["settle"]![head] ?? head
 
 describe("shipped priors", () => {
   it("the program params input of generation 0 equals the shipped encoding", () => {
@@ -21,15 +23,24 @@ describe("shipped priors", () => {
       Params.programInput(Params.routePrior),
       JSON.parse(fixture("program-params-input.route.v0.json"))
     )
+    const v0 = JSON.parse(fixture("program-params-input.settle.v0.json"))
     assert.deepStrictEqual(
       Params.programInput(Params.settlePrior),
-      JSON.parse(fixture("program-params-input.settle.v0.json"))
+      Object.fromEntries(Object.entries(v0).map(([head, input]) => [current(head), input]))
     )
+    // a program written against the former name finds the same head there too
+    const both = Params.programInput(Params.settlePrior, Params.formerHeads["settle"])
+    assert.deepStrictEqual(both["unfinished"], v0.unfinished)
+    assert.deepStrictEqual(both["stopped_short"], v0.unfinished)
   })
 
   it("the priors equal the shipped params files", () => {
     assert.deepStrictEqual(Params.routePrior, JSON.parse(fixture("route.params.v0.json")))
-    assert.deepStrictEqual(Params.settlePrior, JSON.parse(fixture("settle.params.v0.json")))
+    // the v0 file names the head `unfinished`: the stored-document Schema reads it under the current name
+    const v0 = JSON.parse(fixture("settle.params.v0.json"))
+    assert.property(v0.heads, "unfinished")
+    assert.deepStrictEqual(Params.settlePrior, Schema.decodeUnknownSync(Params.ParamsFromStored)(v0))
+    assert.deepStrictEqual(Params.decodeJsonOption(JSON.stringify(v0)), Params.settlePrior)
   })
 
   it("judged threshold logit is -0.619 and the plain head is frontier iff complex cue", () => {
@@ -42,9 +53,9 @@ describe("shipped priors", () => {
   it("params reject foreign heads and unbounded weights", () => {
     assert.isDefined(
       Params.validate(
-        { ...Params.settlePrior, heads: { unfinished: Params.settlePrior.heads["unfinished"]! } },
+        { ...Params.settlePrior, heads: { stopped_short: Params.settlePrior.heads["stopped_short"]! } },
         "settle",
-        ["unfinished", "confirm"]
+        ["stopped_short", "confirm"]
       )
     )
     const wild = { ...Params.routePrior.heads["plain"]!, weights: { complex_cue: 65 } }
@@ -75,7 +86,12 @@ describe("settle decisions run the shipped organism", () => {
         assert.isFalse(result.skipped)
         if (result.skipped) return
         const d = v.derived_decision
-        assert.deepStrictEqual(result.decision, { category: d.category, gate: d.gate, head: d.head, score: d.score })
+        assert.deepStrictEqual(result.decision, {
+          category: d.category,
+          gate: d.gate,
+          head: current(d.head),
+          score: d.score
+        })
         if (v.expected_category !== null) assert.strictEqual(result.decision["category"], v.expected_category)
         assert.match(result.receipt, /^sha256:[0-9a-f]{64}$/)
         assert.match(result.program, /^sha256:[0-9a-f]{64}$/)
@@ -87,7 +103,7 @@ describe("settle decisions run the shipped organism", () => {
           result.evidence as any
         )
         assert.deepStrictEqual(result.decision, ref)
-        const pu = Params.probability(Params.settlePrior.heads["unfinished"]!, result.features)
+        const pu = Params.probability(Params.settlePrior.heads["stopped_short"]!, result.features)
         const pc = Params.probability(Params.settlePrior.heads["confirm"]!, result.features)
         assert.isTrue(closeTo(pu, v.derived_p_unfinished, 1e-6))
         assert.isTrue(closeTo(pc, v.derived_p_confirm, 1e-6))

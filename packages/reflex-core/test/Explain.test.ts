@@ -3,7 +3,7 @@ import { explain } from "../src/internal/engine/explain.js"
 import type * as Learning from "../src/Learning.js"
 
 const certificate = (certified: boolean, fired: number): Learning.Certificate => ({
-  head: "unfinished",
+  head: "stopped_short",
   certified,
   threshold: 0.55,
   floor: 0.75,
@@ -17,7 +17,7 @@ const certificate = (certified: boolean, fired: number): Learning.Certificate =>
 
 const base = {
   reflex: "settle",
-  head: "unfinished",
+  head: "stopped_short",
   value: "stopped_short",
   mode: "auto" as const,
   acts: false,
@@ -42,11 +42,11 @@ describe("why a decision does not act", () => {
     )
     assert.strictEqual(
       explain({ ...base, certificate: certificate(false, 12), certified: false }),
-      "does not act: not certified yet: fired 12 of the 30 needed, precision 0.8 (lower bound 0.61) against the floor 0.75"
+      "does not act: not certified yet: fired on 12 labeled turns, precision 0.8 (lower bound 0.61) against the floor 0.75; needs 18 more fired turns to reach the 30 needed and precision 0.934 or more"
     )
     assert.strictEqual(
       explain({ ...base, certificate: certificate(false, 40), certified: false }),
-      "does not act: not certified yet: precision not confidently at the floor; fired 40 of the 30 needed, precision 0.8 (lower bound 0.61) against the floor 0.75"
+      "does not act: not certified yet: precision not confidently at the floor; fired on 40 labeled turns, precision 0.8 (lower bound 0.61) against the floor 0.75; needs about 368 more fired turns at this precision, or precision 0.91 or more at this count"
     )
     assert.strictEqual(
       explain({ ...base, certified: false }),
@@ -66,7 +66,7 @@ describe("why a decision does not act", () => {
     )
     assert.strictEqual(
       explain({ ...base, acts: true }),
-      "acts: settle.unfinished is certified at 0.55 on the person's own history"
+      "acts: settle.stopped_short is certified at 0.55 on the person's own history"
     )
     assert.strictEqual(explain({ ...base, mode: "off" }), "does not act: settle is off")
   })

@@ -14,6 +14,8 @@ import { referenceFit } from "./fitReference.js"
 import * as TestFitWorkers from "./fitWorkers.js"
 
 const vectors = JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures/reflex-test-vectors.json"), "utf8"))
+/** xcb's vectors and the v1 pins name settle's stopped_short head `unfinished` (ADR 0414). */
+const current = (head: string) => Params.formerHeads["settle"]![head] ?? head
 
 const example = (
   i: number,
@@ -113,7 +115,7 @@ describe("replies", () => {
   for (const [category, labels] of Object.entries(vectors.reply_labels)) {
     it(`${category} labels per the table`, () => {
       const got = Labels.settleLabels(category as Labels.ReplyCategory).map((l) => [l.head, l.label, l.weight])
-      assert.deepStrictEqual(got, labels)
+      assert.deepStrictEqual(got, (labels as Array<[string, boolean, number]>).map(([h, l, w]) => [current(h), l, w]))
       for (const l of Labels.settleLabels(category as Labels.ReplyCategory)) {
         assert.strictEqual(l.source, `user_${category}`)
       }
@@ -164,18 +166,21 @@ describe("replies", () => {
 
 describe("hold-back", () => {
   for (const s of vectors.held_turn.samples) {
-    it(`${s.head} ${s.task}#${s.revision} held=${s.held}`, () =>
-      assert.strictEqual(Learning.heldTurn(s.head, s.task, s.revision), s.held))
+    it(`${s.head} ${s.task}#${s.revision} held=${s.held}`, () => {
+      assert.strictEqual(Learning.heldTurn(s.head, s.task, s.revision), s.held)
+      // the renamed head holds back the same turns (it hashes under its first name)
+      assert.strictEqual(Learning.heldTurn(current(s.head), s.task, s.revision), s.held)
+    })
   }
   it("about one acting turn in ten is held for the person", () => {
     let held = 0
-    for (let r = 0; r < 2000; r++) if (Learning.heldTurn("unfinished", "t_explore", r)) held++
+    for (let r = 0; r < 2000; r++) if (Learning.heldTurn("stopped_short", "t_explore", r)) held++
     assert.isTrue(held >= 140 && held <= 260, `${held}`)
   })
 })
 
 describe("fit and promotion", () => {
-  const prior = Params.settlePrior.heads["unfinished"]!
+  const prior = Params.settlePrior.heads["stopped_short"]!
   const f = Option.getOrThrow(
     Features.settleFeatures("Parser updated. Next, I'll wire the CLI:", Features.completedTurn, 60)
   )
@@ -350,7 +355,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
     "Remaining: docs and the changelog.",
     "I can't reach the registry from this sandbox."
   ]
-  const corpus = (head: "unfinished" | "confirm", n: number) => {
+  const corpus = (head: "stopped_short" | "confirm", n: number) => {
     const out: Array<Learning.Example> = []
     for (let i = 0; out.length < n; i++) {
       if ((i % 4 === 0) !== (head === "confirm")) continue
@@ -363,7 +368,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
     return out
   }
 
-  for (const head of ["unfinished", "confirm"] as const) {
+  for (const head of ["stopped_short", "confirm"] as const) {
     it(`${head}: the fit equals the previous kernel on every window a replay of the corpus fits`, () => {
       const prior = Params.settlePrior.heads[head]!
       const xs = corpus(head, 1024)
@@ -375,7 +380,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
   }
 
   it("the fit equals the previous kernel on arbitrary examples (property)", () => {
-    const prior = Params.settlePrior.heads["unfinished"]!
+    const prior = Params.settlePrior.heads["stopped_short"]!
     const names = Object.keys(prior.weights).sort()
     const value = fc.oneof(
       fc.constant(0),
@@ -404,7 +409,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
     "fits made on worker threads are the fits of the calling thread and cover a replay's schedule",
     () =>
       Effect.gen(function*() {
-        const jobs = (["unfinished", "confirm"] as const).map((head) => {
+        const jobs = (["stopped_short", "confirm"] as const).map((head) => {
           const prior = Params.settlePrior.heads[head]!
           const examples = corpus(head, 600)
           const memo = Learning.makeFitMemo(examples)
@@ -448,12 +453,12 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
     () =>
       Effect.gen(function*() {
         const workers = yield* FitWorkers.FitWorkers
-        const prior = Params.settlePrior.heads["unfinished"]!
+        const prior = Params.settlePrior.heads["stopped_short"]!
         const stored: Array<string> = []
         const exit = yield* Effect.exit(FitPool.prefit(
           workers,
           [{
-            examples: corpus("unfinished", 64),
+            examples: corpus("stopped_short", 64),
             prior,
             options: Learning.defaultFitOptions,
             windows: [[0, 32], [0, 64]],
@@ -468,8 +473,8 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
   )
 
   it("a replay sharing a fit memo equals replays without it; a memo of another array is ignored", () => {
-    const prior = Params.settlePrior.heads["unfinished"]!
-    const xs = corpus("unfinished", 400)
+    const prior = Params.settlePrior.heads["stopped_short"]!
+    const xs = corpus("stopped_short", 400)
     const strip = (r: ReturnType<typeof Learning.replay>) => ({
       head: r.head,
       promotions: r.promotions,
@@ -490,7 +495,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
       strip(Learning.replay(prior, prior, other))
     )
     const c = Learning.certify({
-      head: "unfinished",
+      head: "stopped_short",
       prior,
       examples: xs,
       floor: 0.75,
@@ -499,13 +504,13 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
     })
     assert.deepStrictEqual(
       c,
-      Learning.certify({ head: "unfinished", prior, examples: xs, floor: 0.75, actionable: () => true })
+      Learning.certify({ head: "stopped_short", prior, examples: xs, floor: 0.75, actionable: () => true })
     )
   })
 
   describe("past the certification window (ADR 0410)", () => {
-    const prior = Params.settlePrior.heads["unfinished"]!
-    const xs = corpus("unfinished", 1650)
+    const prior = Params.settlePrior.heads["stopped_short"]!
+    const xs = corpus("stopped_short", 1650)
     const strip = (r: ReturnType<typeof Learning.replay>) => ({
       head: r.head,
       promotions: r.promotions,
@@ -543,7 +548,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
     it("vectors past the window (ADR 0410): the cold replay's certificates, the warm chain's models", () => {
       const pinned = JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures/replay-past-window.v1.json"), "utf8"))
       for (const v of pinned.cases) {
-        const head = v.head as "unfinished" | "confirm"
+        const head = current(v.head) as "stopped_short" | "confirm"
         const prior = Params.settlePrior.heads[head]!
         const examples = corpus(head, v.labels)
         const replayed = Learning.replay(prior, prior, examples)
@@ -556,7 +561,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
           actionable: head === "confirm" ? (x) => (x["risk"] ?? 0) === 0 && (x["user_act"] ?? 0) === 0 : () => true,
           replayed
         })
-        assert.deepStrictEqual(certificate, v.certificate, head)
+        assert.deepStrictEqual(certificate, { ...v.certificate, head: current(v.certificate.head) }, head)
       }
     })
 
@@ -572,7 +577,7 @@ describe("fit kernel and shared fits (ADR 0450)", () => {
 })
 
 describe("certification", () => {
-  const prior = Params.settlePrior.heads["unfinished"]!
+  const prior = Params.settlePrior.heads["stopped_short"]!
   const f = Option.getOrThrow(
     Features.settleFeatures("Parser updated. Next, I'll wire the CLI:", { effects: "none", terminal: "completed" }, 60)
   )
@@ -580,7 +585,7 @@ describe("certification", () => {
   const spec = vectors.certification
 
   it(spec[0].scenario, () => {
-    const c = Learning.certify({ head: "unfinished", prior, examples: precise, floor: 0.75, actionable: () => true })
+    const c = Learning.certify({ head: "stopped_short", prior, examples: precise, floor: 0.75, actionable: () => true })
     assert.isTrue(c.certified, c.reason)
     assert.strictEqual(c.threshold, spec[0].expected.threshold)
     assert.isTrue(c.lower >= spec[0].expected.lower_at_least)
@@ -592,7 +597,7 @@ describe("certification", () => {
   })
   it(spec[1].scenario, () => {
     const c = Learning.certify({
-      head: "unfinished",
+      head: "stopped_short",
       prior,
       examples: precise.slice(0, 20),
       floor: 0.75,
@@ -604,7 +609,7 @@ describe("certification", () => {
   })
   it(spec[2].scenario, () => {
     const others = precise.map((e) => ({ ...e, source: "continuation_outcome" }))
-    const c = Learning.certify({ head: "unfinished", prior, examples: others, floor: 0.75, actionable: () => true })
+    const c = Learning.certify({ head: "stopped_short", prior, examples: others, floor: 0.75, actionable: () => true })
     assert.isFalse(c.certified)
     assert.strictEqual(c.window, spec[2].expected.window)
   })
@@ -620,12 +625,18 @@ describe("certification", () => {
   })
   it("certification needs confident precision; a certified head keeps its threshold within the margin", () => {
     const mediocre = Array.from({ length: 400 }, (_, i) => example(i, f, i % 5 !== 0))
-    const c = Learning.certify({ head: "unfinished", prior, examples: mediocre, floor: 0.85, actionable: () => true })
+    const c = Learning.certify({
+      head: "stopped_short",
+      prior,
+      examples: mediocre,
+      floor: 0.85,
+      actionable: () => true
+    })
     assert.isFalse(c.certified)
     assert.strictEqual(c.reason, "precision not yet confidently at 0.85")
     const previous = { ...c, certified: true, threshold: 0.65 }
     const kept = Learning.certify({
-      head: "unfinished",
+      head: "stopped_short",
       prior,
       examples: mediocre,
       floor: 0.85,
@@ -636,7 +647,7 @@ describe("certification", () => {
     assert.strictEqual(kept.reason, "certified; precision still within the margin")
     const worse = Array.from({ length: 400 }, (_, i) => example(i, f, i % 3 !== 0))
     const lost = Learning.certify({
-      head: "unfinished",
+      head: "stopped_short",
       prior,
       examples: worse,
       floor: 0.85,
@@ -649,7 +660,7 @@ describe("certification", () => {
     const old = Array.from({ length: 600 }, (_, i) => example(i, f, false))
     const recent = Array.from({ length: 1500 }, (_, i) => example(600 + i, f, i % 10 !== 0))
     const c = Learning.certify({
-      head: "unfinished",
+      head: "stopped_short",
       prior,
       examples: [...old, ...recent],
       floor: 0.75,

@@ -24,7 +24,7 @@ describe("properties", () => {
         const f = Option.getOrThrow(Features.settleFeatures(t, Features.completedTurn, calls))
         for (const [k, v] of Object.entries(f)) assert.isTrue(Number.isFinite(v) && v >= 0 && v <= 1, `${k}=${v}`)
         assert.deepStrictEqual(Option.getOrThrow(Features.settleFeatures(t, Features.completedTurn, calls)), f)
-        const p = Params.probability(Params.settlePrior.heads["unfinished"]!, f)
+        const p = Params.probability(Params.settlePrior.heads["stopped_short"]!, f)
         assert.isTrue(p > 0 && p < 1)
       }),
       { numRuns: 300 }

@@ -21,7 +21,7 @@ const obs = (
   id: ReflexLedger.observationId(reflex, subject),
   reflex,
   subject,
-  head: "unfinished",
+  head: "stopped_short",
   value: "done",
   gate: "head",
   score: -356,
@@ -56,29 +56,29 @@ const suite = (name: string, layer: () => Layer.Layer<ReflexLedger.ReflexLedger,
         const o = obs("settle", "t2", 1)
         yield* ledger.record(o)
         const w1 = yield* ledger.label("settle", o.id, [
-          { head: "unfinished", label: false, weight: 0.5, source: "user_other" },
+          { head: "stopped_short", label: false, weight: 0.5, source: "user_other" },
           { head: "confirm", label: false, weight: 0.5, source: "user_other" }
         ], 5)
         assert.deepStrictEqual(w1, { before: 0, after: 2, written: 2, applied: [true, true] })
         const w2 = yield* ledger.label("settle", o.id, [{
-          head: "unfinished",
+          head: "stopped_short",
           label: true,
           weight: 1,
           source: "explicit"
         }], 6)
         assert.deepStrictEqual(w2, { before: 2, after: 2, written: 1, applied: [true] })
         const w3 = yield* ledger.label("settle", o.id, [{
-          head: "unfinished",
+          head: "stopped_short",
           label: false,
           weight: 0.5,
           source: "user_other"
         }], 7)
         assert.deepStrictEqual([w3.written, w3.applied], [0, [false]], "inferred never replaces explicit")
-        const ex = yield* ledger.examples("settle", "unfinished", 10)
+        const ex = yield* ledger.examples("settle", "stopped_short", 10)
         assert.strictEqual(ex.length, 1)
         assert.deepStrictEqual([ex[0]!.label, ex[0]!.weight, ex[0]!.source, ex[0]!.seq], [true, 1, "explicit", 3])
         const stats = yield* ledger.stats("settle")
-        assert.deepStrictEqual(stats["unfinished"], { labels: 1, positives: 1, maxSeq: 3 })
+        assert.deepStrictEqual(stats["stopped_short"], { labels: 1, positives: 1, maxSeq: 3 })
         const missing = yield* Effect.flip(ledger.label("settle", "obs_nope", [], 1))
         assert.strictEqual(missing.code, "not-found")
       }).pipe(Effect.provide(layer())))
@@ -106,13 +106,15 @@ const suite = (name: string, layer: () => Layer.Layer<ReflexLedger.ReflexLedger,
     it.effect("trials and certificates: a stale certificate never overwrites a newer one", () =>
       Effect.gen(function*() {
         const ledger = yield* ReflexLedger.ReflexLedger
-        yield* ledger.putTrial("settle", "unfinished", { candidate: "{}", startedAtMs: 1, fittedThrough: 16 })
-        assert.strictEqual(Option.getOrThrow(yield* ledger.trial("settle", "unfinished")).fittedThrough, 16)
-        yield* ledger.deleteTrial("settle", "unfinished")
-        assert.isTrue(Option.isNone(yield* ledger.trial("settle", "unfinished")))
-        assert.isTrue(yield* ledger.putCertificate("settle", "unfinished", { payload: "new", atMs: 1, through: 20 }))
-        assert.isFalse(yield* ledger.putCertificate("settle", "unfinished", { payload: "old", atMs: 2, through: 10 }))
-        assert.strictEqual(Option.getOrThrow(yield* ledger.certificate("settle", "unfinished")).payload, "new")
+        yield* ledger.putTrial("settle", "stopped_short", { candidate: "{}", startedAtMs: 1, fittedThrough: 16 })
+        assert.strictEqual(Option.getOrThrow(yield* ledger.trial("settle", "stopped_short")).fittedThrough, 16)
+        yield* ledger.deleteTrial("settle", "stopped_short")
+        assert.isTrue(Option.isNone(yield* ledger.trial("settle", "stopped_short")))
+        assert.isTrue(yield* ledger.putCertificate("settle", "stopped_short", { payload: "new", atMs: 1, through: 20 }))
+        assert.isFalse(
+          yield* ledger.putCertificate("settle", "stopped_short", { payload: "old", atMs: 2, through: 10 })
+        )
+        assert.strictEqual(Option.getOrThrow(yield* ledger.certificate("settle", "stopped_short")).payload, "new")
       }).pipe(Effect.provide(layer())))
 
     it.effect("import rows are atomic and idempotent, and drop open trials", () =>
@@ -166,7 +168,7 @@ for (
           yield* ledger.label(
             "settle",
             first.id,
-            [{ head: "unfinished", label: true, weight: 1, source: "explicit" }],
+            [{ head: "stopped_short", label: true, weight: 1, source: "explicit" }],
             0
           )
           for (let i = 1; i <= 60; i++) yield* ledger.record(obs("settle", `s${i}`, i))

@@ -52,9 +52,9 @@ describe("Reflexes: labels and training", () => {
         const promotion = reports.find((x) => x.promoted)
         assert.isDefined(promotion, JSON.stringify(reports.map((r) => r.heads.map((h) => h.reason))))
         assert.strictEqual(promotion!.strategy, "holdout")
-        const unfinished = promotion!.heads.find((h) => h.head === "unfinished")!
-        assert.isTrue(unfinished.promoted)
-        assert.strictEqual(unfinished.reason, "lower log-loss on held-out labels")
+        const stoppedShort = promotion!.heads.find((h) => h.head === "stopped_short")!
+        assert.isTrue(stoppedShort.promoted)
+        assert.strictEqual(stoppedShort.reason, "lower log-loss on held-out labels")
         const confirm = promotion!.heads.find((h) => h.head === "confirm")!
         assert.isFalse(confirm.promoted)
         const stored = Option.getOrThrow(yield* ledger.activeGeneration("settle"))
@@ -63,7 +63,7 @@ describe("Reflexes: labels and training", () => {
         assert.strictEqual(stored.version, last.version)
         assert.strictEqual(params.parent, last.previousVersion)
         assert.strictEqual(promotion!.previousVersion, 0)
-        assert.isDefined(params.evidence["unfinished"])
+        assert.isDefined(params.evidence["stopped_short"])
         assert.deepStrictEqual(params.heads["confirm"], Params.settlePrior.heads["confirm"])
         // new decisions use the new generation
         const after = yield* decideSettle("later#1", SHORT)
@@ -89,10 +89,13 @@ describe("Reflexes: labels and training", () => {
   it.effect("a stored generation read under an older feature set falls back to the prior", () =>
     Effect.gen(function*() {
       const ledger = yield* ReflexLedger.ReflexLedger
-      const { ask: _, ...weights } = Params.settlePrior.heads["unfinished"]!.weights
+      const { ask: _, ...weights } = Params.settlePrior.heads["stopped_short"]!.weights
       const older = {
         ...Params.settlePrior,
-        heads: { ...Params.settlePrior.heads, unfinished: { ...Params.settlePrior.heads["unfinished"]!, weights } }
+        heads: {
+          ...Params.settlePrior.heads,
+          stopped_short: { ...Params.settlePrior.heads["stopped_short"]!, weights }
+        }
       }
       yield* ledger.promote("settle", 0, 1, (v, parent) => Params.encodeJson({ ...older, version: v, parent }))
       const d = yield* decideSettle("old#1", SHORT)
@@ -111,7 +114,7 @@ describe("Reflexes: labels and training", () => {
       const reflexes = yield* Reflexes.Reflexes
       for (let i = 0; i < 10; i++) {
         yield* decideSettle(`t${i}`, SHORT)
-        const r = yield* reflexes.label("settle", `t${i}`, "unfinished")
+        const r = yield* reflexes.label("settle", `t${i}`, "stopped_short")
         assert.strictEqual(r.trained.length, 0)
       }
       const report = yield* reflexes.train("settle")
@@ -124,16 +127,16 @@ describe("Reflexes: labels and training", () => {
       const reflexes = yield* Reflexes.Reflexes
       for (let i = 0; i < 20; i++) {
         yield* decideSettle(`f${i}`, i % 2 === 0 ? SHORT : DONE)
-        yield* reflexes.label("settle", `f${i}`, i % 2 === 0 ? "unfinished" : "done")
+        yield* reflexes.label("settle", `f${i}`, i % 2 === 0 ? "stopped_short" : "done")
       }
       const first = yield* reflexes.train("settle")
       assert.isFalse(first.promoted)
       const status = yield* reflexes.status("settle")
-      const trial = status.heads.find((h) => h.head === "unfinished")!.trial
+      const trial = status.heads.find((h) => h.head === "stopped_short")!.trial
       assert.isNotNull(trial)
       assert.strictEqual(trial!.needed, 48)
       const second = yield* reflexes.train("settle")
-      assert.match(second.heads.find((h) => h.head === "unfinished")!.reason, /^trial: 0 of 48 fresh labels$/)
+      assert.match(second.heads.find((h) => h.head === "stopped_short")!.reason, /^trial: 0 of 48 fresh labels$/)
     }).pipe(Effect.provide(engine({ config: { ...ReflexConfig.defaults, promotion: "forward", learn: false } }))))
 
   it.effect("replies label the subject's latest turn; explicit labels win; tier requests label the route", () =>
@@ -147,18 +150,18 @@ describe("Reflexes: labels and training", () => {
       assert.deepStrictEqual(
         reply.labels.map((l) => [l.observation, l.head, l.label, l.weight, l.source]),
         [
-          [ReflexLedger.observationId("settle", "job#2"), "unfinished", true, 1, "user_continue"],
+          [ReflexLedger.observationId("settle", "job#2"), "stopped_short", true, 1, "user_continue"],
           [ReflexLedger.observationId("settle", "job#2"), "confirm", false, 0.5, "user_continue"]
         ]
       )
       yield* reflexes.label("settle", "job", "done")
       yield* reflexes.reply("ok keep going", "job")
-      const ex = yield* ledger.examples("settle", "unfinished", 10)
+      const ex = yield* ledger.examples("settle", "stopped_short", 10)
       assert.deepStrictEqual(ex.map((e) => [e.label, e.source]), [[false, "explicit"]])
       // starting another task: done at half weight
       yield* decideSettle("other#1", SHORT)
       const next = yield* reflexes.startedAnotherTask("other")
-      assert.deepStrictEqual(next.labels.map((l) => [l.head, l.label, l.weight]), [["unfinished", false, 0.5], [
+      assert.deepStrictEqual(next.labels.map((l) => [l.head, l.label, l.weight]), [["stopped_short", false, 0.5], [
         "confirm",
         false,
         0.5
@@ -194,10 +197,10 @@ describe("Reflexes: modes, certification and gates", () => {
       assert.isFalse(before.acts)
       for (let i = 1; i <= 60; i++) {
         yield* decideSettle(`c${i}`, SHORT)
-        yield* reflexes.label("settle", `c${i}`, i % 10 === 0 ? "done" : "unfinished")
+        yield* reflexes.label("settle", `c${i}`, i % 10 === 0 ? "done" : "stopped_short")
       }
       const status = yield* reflexes.status("settle")
-      const cert = status.heads.find((h) => h.head === "unfinished")!.certificate
+      const cert = status.heads.find((h) => h.head === "stopped_short")!.certificate
       assert.isNotNull(cert)
       assert.isTrue(cert!.certified, JSON.stringify(cert))
       let acted = 0
@@ -238,6 +241,24 @@ describe("Reflexes: modes, certification and gates", () => {
       assert.deepStrictEqual(yield* ledger.counts("settle"), { observed: 0, labeled: 0 })
     }).pipe(Effect.provide(engine({ config: { ...ReflexConfig.defaults, settle: "off", route: "observe" } }))))
 
+  // ADR 0413: route acts by default without a certificate, and says so where its standing is read
+  it.effect("route is active with no labels and its status says why it needs no certificate", () =>
+    Effect.gen(function*() {
+      const reflexes = yield* Reflexes.Reflexes
+      const route = yield* reflexes.decide("route", { task: "refactor the auth layer" }, { subject: "r1" })
+      if (route.skipped) return assert.fail("skipped")
+      assert.deepStrictEqual([route.mode, route.acts], ["active", true])
+      const status = yield* reflexes.status("route")
+      for (const head of status.heads) {
+        assert.strictEqual(head.labels, 0)
+        assert.isNull(head.certificate)
+        assert.match(head.standing, /^active without a certificate \(this head never certifies\): every task must run/)
+        assert.include(head.standing, "every substantial task to frontier")
+      }
+      const settle = yield* reflexes.status("settle")
+      assert.notMatch(settle.heads[0]!.standing, /without a certificate/) // settle's heads prove themselves first
+    }).pipe(Effect.provide(engine())))
+
   it.effect("config: defaults, unknown keys name the key, modes resolve per head", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* ReflexConfig.decode(undefined), ReflexConfig.defaults)
@@ -257,6 +278,25 @@ describe("Reflexes: modes, certification and gates", () => {
 
 describe("Reflexes: custom organisms", () => {
   const settle = JSON.parse(fixture("settle.algal.json"))
+
+  // ADR 0414: an organism written before the head was renamed reads `params.unfinished` and
+  // answers `head: "unfinished"`; for one minor version it runs, and what is recorded says stopped_short
+  it.effect("a custom organism written against the former head name still runs and records the current one", () =>
+    Effect.gen(function*() {
+      const reflexes = yield* Reflexes.Reflexes
+      const ledger = yield* ReflexLedger.ReflexLedger
+      const status = yield* reflexes.status("settle")
+      assert.isTrue(status.program.custom)
+      assert.isNull(status.program.fault)
+      const d = yield* decideSettle("v0-1", SHORT)
+      assert.isTrue(d.custom)
+      assert.deepInclude(d.decision, { category: "stopped_short", head: "stopped_short" })
+      const stored = yield* ledger.observation(d.observation)
+      assert.strictEqual(Option.getOrThrow(stored).head, "stopped_short")
+      assert.isTrue((yield* reflexes.replay(d.observation)).matches)
+    }).pipe(Effect.provide(engine({
+      custom: { settle: { file: "settle.algal.v0.json", text: Either.right(fixture("settle.algal.v0.json")) } }
+    }))))
 
   it.effect("an admissible custom organism replaces the shipped program, but not the gates", () =>
     Effect.gen(function*() {
@@ -398,7 +438,7 @@ describe("Reflexes: hostile input", () => {
           reflexes.reply(i % 2 === 0 ? "continue" : "yes", `cc${i}`)
         ), { concurrency: 8 })
       const stats = yield* ledger.stats("settle")
-      assert.strictEqual(stats["unfinished"]!.labels + stats["confirm"]!.labels, 80)
+      assert.strictEqual(stats["stopped_short"]!.labels + stats["confirm"]!.labels, 80)
     }).pipe(Effect.provide(engine())))
 })
 
@@ -413,7 +453,7 @@ describe("Reflexes: import", () => {
       const settle = yield* reflexes.importHistory("settle", fixture("settle.valid.jsonl"))
       assert.deepStrictEqual([settle.inserted, settle.examples], [2, 2])
       const status = yield* reflexes.status("settle")
-      assert.deepStrictEqual(status.heads.map((h) => [h.head, h.labels]), [["unfinished", 1], ["confirm", 1]])
+      assert.deepStrictEqual(status.heads.map((h) => [h.head, h.labels]), [["stopped_short", 1], ["confirm", 1]])
       const imported = yield* Effect.flip(reflexes.replay(ReflexLedger.importId("route", "plain", "a")))
       assert.strictEqual(imported.code, "invalid-input")
     }).pipe(Effect.provide(engine())))
@@ -467,11 +507,11 @@ describe("Reflexes: import", () => {
       ).join("\n")
       const dry = yield* reflexes.importHistory("settle", lines, { dryRun: true })
       assert.deepStrictEqual([dry.inserted, dry.examples], [0, 400])
-      const unfinished = dry.certificates.find((c) => c.head === "unfinished")!
-      assert.isTrue(unfinished.certified, unfinished.reason)
-      assert.strictEqual(unfinished.threshold, 0.65)
-      assert.strictEqual(unfinished.fired, 400)
-      assert.deepStrictEqual(Object.keys(unfinished).sort(), [
+      const stoppedShort = dry.certificates.find((c) => c.head === "stopped_short")!
+      assert.isTrue(stoppedShort.certified, stoppedShort.reason)
+      assert.strictEqual(stoppedShort.threshold, 0.65)
+      assert.strictEqual(stoppedShort.fired, 400)
+      assert.deepStrictEqual(Object.keys(stoppedShort).sort(), [
         "certified",
         "fired",
         "head",
@@ -484,7 +524,7 @@ describe("Reflexes: import", () => {
       assert.deepStrictEqual(yield* ledger.counts("settle"), { observed: 0, labeled: 0 })
       const real = yield* reflexes.importHistory("settle", lines)
       assert.strictEqual(real.inserted, 400)
-      assert.isTrue(real.certificates.find((c) => c.head === "unfinished")!.certified)
+      assert.isTrue(real.certificates.find((c) => c.head === "stopped_short")!.certified)
       const d = yield* decideSettle("post-import", SHORT)
       assert.isTrue(d.certified)
     }).pipe(Effect.provide(engine())))
@@ -506,7 +546,7 @@ describe("Reflexes: import fits on worker threads (ADR 0450)", () => {
         text: `${openings[i % openings.length]} ${"detail ".repeat((i * batch) % 23)}${endings[(i * 3 + batch) % 5]}`,
         label: (i * 7 + batch) % 5 < 3,
         tool_calls: (i * 13) % 90,
-        head: i % 5 === 0 ? "confirm" : "unfinished"
+        head: i % 5 === 0 ? "confirm" : "stopped_short"
       })).join("\n")
 
   const run = (fitThreads: number, workers?: Layer.Layer<FitWorkers.FitWorkers>) =>
@@ -522,7 +562,7 @@ describe("Reflexes: import fits on worker threads (ADR 0450)", () => {
       ]
       const generations = (yield* ledger.generations("settle")).map((g) => g.payload)
       const certificates: Array<string> = []
-      for (const head of ["unfinished", "confirm"]) {
+      for (const head of ["stopped_short", "confirm"]) {
         certificates.push(Option.getOrThrow(yield* ledger.certificate("settle", head)).payload)
       }
       return { reports, generations, certificates }

@@ -15,7 +15,7 @@ const obs = (subject: string, atMs: number): ReflexLedger.Observation => ({
   id: ReflexLedger.observationId("settle", subject),
   reflex: "settle",
   subject,
-  head: "unfinished",
+  head: "stopped_short",
   value: "done",
   gate: "head",
   score: -356,
@@ -27,7 +27,7 @@ const obs = (subject: string, atMs: number): ReflexLedger.Observation => ({
   atMs
 })
 
-const label = { head: "unfinished", label: true, weight: 1, source: "explicit" } as const
+const label = { head: "stopped_short", label: true, weight: 1, source: "explicit" } as const
 const postgres = SqlBackends.all.find((backend) => backend.name === "PostgreSQL")!
 
 for (
@@ -65,7 +65,7 @@ for (
           const id = ReflexLedger.observationId(reflex, `${name}-labeled-${i}`)
           assert.isTrue(Option.isSome(yield* ledger.observation(id)), `labeled ${i} kept`)
         }
-        assert.strictEqual((yield* ledger.examples(reflex, "unfinished", 100)).length, 30)
+        assert.strictEqual((yield* ledger.examples(reflex, "stopped_short", 100)).length, 30)
         // a cap full of labeled history still keeps the decision just recorded, so a reply can label it
         const latest = obs(`${name}-latest`, 1000)
         assert.isTrue(yield* ledger.record(latest))

@@ -21,7 +21,7 @@ const trainAfterLabels = (options?: TrainProgress.TrainOptions) =>
       yield* reflexes.decide("settle", { text: "Parser updated. Next, I'll wire the CLI:", toolCalls: 60 }, {
         subject: `t${i}`
       })
-      yield* reflexes.label("settle", `t${i}`, i % 2 === 0 ? "unfinished" : "done")
+      yield* reflexes.label("settle", `t${i}`, i % 2 === 0 ? "stopped_short" : "done")
     }
     return yield* reflexes.train("settle", options)
   }).pipe(Effect.provide(engine()))

@@ -39,23 +39,23 @@ export const settleReference = (
   params: Record<string, Terms>,
   evidence: { state: string; limit: number; blocked: number; done_claim: number }
 ) => {
-  const u = z(params["unfinished"]!, features)
+  const u = z(params["stopped_short"]!, features)
   const c = z(params["confirm"]!, features)
   const ur = Math.round(u * 1000)
   if (evidence.state !== "idle") {
-    return { category: stateMap[evidence.state], gate: "state", head: "unfinished", score: ur }
+    return { category: stateMap[evidence.state], gate: "state", head: "stopped_short", score: ur }
   }
-  if (evidence.limit >= 1) return { category: "interrupted", gate: "limit", head: "unfinished", score: ur }
+  if (evidence.limit >= 1) return { category: "interrupted", gate: "limit", head: "stopped_short", score: ur }
   if (evidence.blocked >= 1 && evidence.done_claim < 1) {
-    return { category: "blocked", gate: "blocked", head: "unfinished", score: ur }
+    return { category: "blocked", gate: "blocked", head: "stopped_short", score: ur }
   }
   if (c >= params["confirm"]!.cut) {
     return { category: "confirm", gate: "head", head: "confirm", score: Math.round(c * 1000) }
   }
   return {
-    category: u >= params["unfinished"]!.cut ? "stopped_short" : "done",
+    category: u >= params["stopped_short"]!.cut ? "stopped_short" : "done",
     gate: "head",
-    head: "unfinished",
+    head: "stopped_short",
     score: ur
   }
 }

@@ -4,7 +4,7 @@
  * showed:
  *
  * 1. a bundled synthetic history imported into the settle reflex — a dry run, then for real — so
- *    the continue head certifies and the confirm head does not, with the evidence;
+ *    the stopped_short head certifies and the confirm head does not, with the evidence;
  * 2. a governed session on a scripted model: one tool call allowed, one asked and refused for
  *    want of an approval, one denied with its rule's citation; its turn ends settled by the
  *    reflexes;
@@ -133,7 +133,7 @@ const render = (r: Report): string =>
     "1. A synthetic history of 900 settle turns (examples/data), imported into the settle reflex",
     ...r.importDryRun.map((c) => `   dry run   ${certificateLine(c)}`),
     ...r.import.certificates.map((c) => `   imported  ${certificateLine(c)}`),
-    `   ${r.import.inserted} turns stored; the continue head may now act on its own, the confirm head may not.`,
+    `   ${r.import.inserted} turns stored; the stopped_short head may now act on its own, the confirm head may not.`,
     "",
     `2. A governed session on a scripted model (session ${r.session.id}, settled ${r.session.status})`,
     ...r.session.calls.map((c) =>

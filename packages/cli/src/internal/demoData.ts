@@ -60,7 +60,7 @@ const kinds: ReadonlyArray<{
 }> = [
   {
     "name": "stopped-short",
-    "head": "unfinished",
+    "head": "stopped_short",
     "text": "{done}. Next, I'll {next}:",
     "tool_calls": [
       40,
@@ -71,7 +71,7 @@ const kinds: ReadonlyArray<{
   },
   {
     "name": "finished",
-    "head": "unfinished",
+    "head": "stopped_short",
     "text": "{done}. {finished}",
     "tool_calls": [
       3,
@@ -145,7 +145,7 @@ export const history = (seed: number = SEED): string => {
  * The scripted model of the demo session. The first run makes three tool calls (a read that is
  * allowed, a push that asks and is refused for want of an approval, a delete that is denied) and
  * ends; the second run's turn stops short of its work, which the settle reflex decides, and the
- * last line is the continuation a certified continue head starts.
+ * last line is the continuation a certified stopped_short head starts.
  */
 export const script = [
   {

@@ -47,6 +47,10 @@ export const route: ReflexDefinition<RouteInput, "route"> = {
     vetoed: false,
     actionable: true
   }),
+  // ADR 0413: a task always runs on some tier, so there is no "leave it to the person" to fall back
+  // on while evidence gathers; the floor sends every substantial task to frontier.
+  uncertified:
+    "every task must run on some tier, so route picks one from the first task; the gate sends every substantial task to frontier, so a wrong pick costs tokens, not quality",
   certification: {},
   explicitLabels: (value, decidedHead) =>
     value === "frontier" || value === "standard" ? [{ head: decidedHead, label: value === "frontier" }] : undefined,
@@ -65,7 +69,9 @@ export const route: ReflexDefinition<RouteInput, "route"> = {
 export const settle: ReflexDefinition<SettleInput, "category"> = {
   name: "settle",
   description: "Whether a finished turn stopped short or asks to confirm a safe next step",
-  heads: ["unfinished", "confirm"],
+  heads: ["stopped_short", "confirm"],
+  // ADR 0414: one name for the head and the category it decides; xcb's `unfinished` is still read
+  formerHeads: Params.formerHeads["settle"],
   prior: Params.settlePrior,
   organism: Shipped.settle,
   valueKey: "category",
@@ -128,26 +134,29 @@ export const settle: ReflexDefinition<SettleInput, "category"> = {
     }
   },
   certification: {
-    unfinished: { floor: 0.75 },
+    stopped_short: { floor: 0.75 },
     confirm: { floor: 0.85, actionable: (f) => (f["risk"] ?? 0) === 0 && (f["user_act"] ?? 0) === 0 }
   },
   explicitLabels: (value) => {
     switch (value) {
-      case "unfinished":
+      case "unfinished": // the former head name, accepted for one minor version (ADR 0414)
       case "stopped_short":
-        return [{ head: "unfinished", label: true }, { head: "confirm", label: false }]
+        return [{ head: "stopped_short", label: true }, { head: "confirm", label: false }]
       case "confirm":
-        return [{ head: "confirm", label: true }, { head: "unfinished", label: false }]
+        return [{ head: "confirm", label: true }, { head: "stopped_short", label: false }]
       case "done":
-        return [{ head: "unfinished", label: false }, { head: "confirm", label: false }]
+        return [{ head: "stopped_short", label: false }, { head: "confirm", label: false }]
       default:
         return undefined
     }
   },
   importExample: (line) => {
     if (line.judge !== undefined) return Either.left("settle lines take no judge")
-    const head = line.head ?? "unfinished"
-    if (head !== "unfinished" && head !== "confirm") return Either.left(`unknown settle head ${JSON.stringify(head)}`)
+    // `unfinished` is the former name of `stopped_short`, accepted for one minor version (ADR 0414)
+    const head = line.head === undefined || line.head === "unfinished" ? "stopped_short" : line.head
+    if (head !== "stopped_short" && head !== "confirm") {
+      return Either.left(`unknown settle head ${JSON.stringify(line.head)} (stopped_short or confirm)`)
+    }
     const f = Features.settleFeaturesKnown(line.text, Features.completedTurn, line.toolCalls ?? 0)
     return Either.right({
       head,

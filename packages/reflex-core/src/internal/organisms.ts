@@ -76,7 +76,7 @@ export const route = organism({
 
 const settleHead = let_(
   "u",
-  get("params", "unfinished"),
+  get("params", "stopped_short"),
   let_(
     "c",
     get("params", "confirm"),
@@ -84,7 +84,7 @@ const settleHead = let_(
   )
 )
 
-const verdict = <C extends Expr.Text>(category: C, gate: string, head: "unfinished" | "confirm") =>
+const verdict = <C extends Expr.Text>(category: C, gate: string, head: "stopped_short" | "confirm") =>
   record({ category, gate, head, score: round(mul(get("scored", head === "confirm" ? "c" : "u"), 1000)) })
 
 // Non-idle deterministic states and their categories.
@@ -104,17 +104,17 @@ const settleDecide = let_(
   get("evidence", "state"),
   if_(
     neq(get("s"), "idle"),
-    verdict(let_("m", quote(states), get("m", get("s"))), "state", "unfinished"),
+    verdict(let_("m", quote(states), get("m", get("s"))), "state", "stopped_short"),
     if_(
       gte(get("evidence", "limit"), 1),
-      verdict("interrupted", "limit", "unfinished"),
+      verdict("interrupted", "limit", "stopped_short"),
       if_(
         and(gte(get("evidence", "blocked"), 1), lt(get("evidence", "done_claim"), 1)),
-        verdict("blocked", "blocked", "unfinished"),
+        verdict("blocked", "blocked", "stopped_short"),
         if_(
           gte(get("scored", "c"), get("scored", "ccut")),
           verdict("confirm", "head", "confirm"),
-          verdict(if_(gte(get("scored", "u"), get("scored", "ucut")), "stopped_short", "done"), "head", "unfinished")
+          verdict(if_(gte(get("scored", "u"), get("scored", "ucut")), "stopped_short", "done"), "head", "stopped_short")
         )
       )
     )
@@ -126,7 +126,7 @@ export const settle = organism({
   key: "organism:xcb-settle-reflex",
   name: "XCB settle reflex",
   note:
-    "How a settled worker turn ended. Non-idle deterministic states map to their category; an interrupted limit is unfinished; an idle report with a blocked cue and no completion claim is blocked; an idle report the confirm head scores over its threshold is waiting for the operator's go-ahead; otherwise the unfinished head separates done from stopped short.",
+    "How a settled worker turn ended. Non-idle deterministic states map to their category; a turn cut off by a limit is interrupted; an idle report with a blocked cue and no completion claim is blocked; an idle report the confirm head scores over its threshold is waiting for the operator's go-ahead; otherwise the stopped_short head separates done from stopped short.",
   budgets,
   valueKey: "category"
 })

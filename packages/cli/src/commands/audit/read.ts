@@ -9,7 +9,6 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as AuditError from "@steward/audit-state/AuditError"
 import type * as AuditStore from "@steward/audit-state/AuditStore"
 import * as Checked from "@steward/audit-state/Checked"
-import * as Dashboard from "@steward/audit-state/Dashboard"
 import * as Decision from "@steward/audit-state/Decision"
 import * as Metrics from "@steward/audit-state/Metrics"
 import * as Next from "@steward/audit-state/Next"
@@ -20,7 +19,9 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { NegativeResult } from "../../CliError.js"
 import * as Output from "../../Output.js"
+import * as DashboardPage from "./dashboardPage.js"
 import * as Lease from "./lease.js"
+import { nextStep } from "./nextSteps.js"
 import { common, resolveProject } from "./options.js"
 import { withStore } from "./store.js"
 
@@ -119,17 +120,11 @@ export const next = Command.make(
             dry_run: dryRun
           }
           yield* Output.result(json, out, (o) => {
-            const lines = [`decision: ${o.decision.kind} -> ${JSON.stringify(o.decision.detail)}`, o.message]
+            const step = nextStep(o.decision)
+            const lines = [step.decision, step.message]
             if (o.session !== null && "prompt" in o.session) lines.push(String(o.session.prompt))
-            if (o.session !== null) {
-              lines.push(`=== ${o.session.role} session ===`, `charter: ${o.session.charter}`)
-              lines.push(
-                `dispatch it with: steward audit dispatch open --role ${o.session.role} --charter '${o.session.charter}' --executable <agent> --prompt-file <file>`,
-                // `audit loop` stops at an audit with no plan: naming it here would be a dead end.
-                o.decision.kind === "run-planner"
-                  ? "or give the audit its plan: write audit/AUDIT.md and run `steward audit migrate`, or queue passes (`steward audit update-catalog`, `steward audit queue-pass`)"
-                  : "or run it as a governed session: steward audit loop --step (--script FILE | --model PROVIDER:MODEL)"
-              )
+            if (step.session !== null) {
+              lines.push(`=== ${step.session.role} session ===`, `charter: ${step.session.charter}`, ...step.commands)
             }
             if (o.dry_run) lines.push("dry-run: not executing.")
             return lines.join("\n")
@@ -178,7 +173,9 @@ export const dashboard = Command.make("dashboard", common, ({ json, project }) =
         const s = yield* checked(status, Metrics.STATUS_SCHEMA, "status")
         const m = yield* checked(yield* metricsPayload(p, store, doc), Metrics.METRICS_SCHEMA, "metrics")
         const file = `${p.audit}/dashboard.html`
-        yield* fs.writeFileString(file, Dashboard.render(s, m)).pipe(
+        // the same words as `next` (its decision function, read-only: no gate is recorded here)
+        const step = nextStep({ kind: s.decision.kind, detail: s.decision.detail as Decision.Detail })
+        yield* fs.writeFileString(file, DashboardPage.render(s, m, State.records(doc), step)).pipe(
           Effect.mapError((e) => AuditError.make("io", `${file}: ${e.message}`))
         )
         if (json) {
@@ -187,4 +184,6 @@ export const dashboard = Command.make("dashboard", common, ({ json, project }) =
           )
         } else yield* Console.log(`wrote ${file}`)
       }))
-  })).pipe(Command.withDescription("Write audit/dashboard.html (self-contained, no script) from status + metrics"))
+  })).pipe(Command.withDescription(
+    "Write audit/dashboard.html (self-contained, no script): the next step, the independence warning, the findings, the metrics"
+  ))

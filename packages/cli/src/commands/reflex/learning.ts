@@ -40,7 +40,7 @@ export const labelCommand = Command.make(
     id: Args.text({ name: "ID" }).pipe(Args.withDescription("An observation id or a task (subject)")),
     value: Args.text({ name: "VALUE" }).pipe(
       Args.withDescription(
-        "The label: route frontier|standard; settle stopped_short (also unfinished)|confirm|done"
+        "The label: route frontier|standard; settle stopped_short|confirm|done"
       )
     )
   },

@@ -68,8 +68,10 @@ const validateDecision = (
   if (typeof value !== "string" || !definition.values.includes(value)) {
     return fail(`${definition.valueKey} ${JSON.stringify(value)}, not one of ${definition.values.join(", ")}`)
   }
-  const head = o["head"]
-  if (typeof head !== "string" || !definition.heads.includes(head)) return fail(`head ${JSON.stringify(head)}`)
+  const named = o["head"]
+  // a custom program written before a head was renamed still names it the old way (ADR 0414)
+  const head = typeof named === "string" ? definition.formerHeads?.[named] ?? named : named
+  if (typeof head !== "string" || !definition.heads.includes(head)) return fail(`head ${JSON.stringify(named)}`)
   const gate = o["gate"]
   if (typeof gate !== "string") return fail("a non-string gate")
   const score = o["score"]
@@ -97,7 +99,7 @@ const runProgram = (
   evidence: Record<string, unknown>
 ) =>
   Effect.flatMap(
-    program.run({ features, params: Params.programInput(params), evidence }),
+    program.run({ features, params: Params.programInput(params, l.definition.formerHeads), evidence }),
     (run) => Either.map(validateDecision(l.definition, run.decision), (decision) => ({ decision, run }))
   )
 

@@ -1,7 +1,7 @@
 /**
  * Why a decision acts or does not, in one line a person can read: the veto and its cue class,
  * the failed precondition, an ineligible value, the mode, a missing certificate (fires and
- * precision so far against the floor and the fires needed) or the one-in-ten hold-back.
+ * precision so far against the floor, and what it would take to certify) or the one-in-ten hold-back.
  * @internal
  */
 import * as Learning from "../../Learning.js"
@@ -28,20 +28,37 @@ export interface Facts {
 
 const num = (x: number) => String(Math.round(x * 1000) / 1000)
 
-/** Why a head is not certified: its certificate's evidence against the floor and the fires needed. @internal */
+/**
+ * Why a head is not certified: its certificate's evidence against the floor, and what it would
+ * take (the fired turns still short of 30, or more turns at this precision, or a higher precision).
+ * @internal
+ */
 export const notCertified = (
   certificate: Pick<Learning.Certificate, "fired" | "precision" | "lower" | "floor" | "threshold"> | undefined,
   floor: number | undefined
 ): string => {
   if (certificate === undefined) {
-    return `not certified yet: no labeled history (0 of the ${Learning.CERTIFY_MIN_FIRED} fires needed)`
+    return `not certified yet: no labeled history (it must fire on at least ${Learning.CERTIFY_MIN_FIRED} labeled turns)`
   }
-  const base = `fired ${num(certificate.fired)} of the ${Learning.CERTIFY_MIN_FIRED} needed, precision ${
+  const against = floor ?? certificate.floor
+  const evidence = `fired on ${num(certificate.fired)} labeled turns, precision ${
     num(certificate.precision)
-  } (lower bound ${num(certificate.lower)}) against the floor ${num(floor ?? certificate.floor)}`
-  return certificate.fired < Learning.CERTIFY_MIN_FIRED
-    ? `not certified yet: ${base}`
-    : `not certified yet: precision not confidently at the floor; ${base}`
+  } (lower bound ${num(certificate.lower)}) against the floor ${num(against)}`
+  const gap = Learning.toCertify(certificate.fired, certificate.precision, against)
+  const precision = gap.precisionNeeded === null
+    ? `a precision over ${num(against)}`
+    : `precision ${num(gap.precisionNeeded)} or more`
+  if (certificate.fired < Learning.CERTIFY_MIN_FIRED) {
+    const more = `${
+      num(Learning.CERTIFY_MIN_FIRED - certificate.fired)
+    } more fired turns to reach the ${Learning.CERTIFY_MIN_FIRED} needed`
+    const enough = gap.moreFired !== null && gap.moreFired <= Learning.CERTIFY_MIN_FIRED - certificate.fired
+    return `not certified yet: ${evidence}; needs ${more}${enough ? "" : ` and ${precision}`}`
+  }
+  const needs = gap.moreFired === null
+    ? `${precision} at this count (more turns at this precision never certify)`
+    : `about ${gap.moreFired} more fired turns at this precision, or ${precision} at this count`
+  return `not certified yet: precision not confidently at the floor; ${evidence}; needs ${needs}`
 }
 
 /** The one-line reason. @internal */

@@ -35,7 +35,8 @@ const standing = (
   mode: ReflexConfig.Mode,
   certifiable: boolean,
   certificate: Learning.Certificate | undefined,
-  floor: number | undefined
+  floor: number | undefined,
+  uncertified: string | undefined
 ): string => {
   switch (mode) {
     case "off":
@@ -43,9 +44,12 @@ const standing = (
     case "observe":
       return "observe: decides and records, never acts"
     case "active":
+      if (!certifiable && uncertified !== undefined) {
+        return `active without a certificate (this head never certifies): ${uncertified}`
+      }
       return "active: acts on every actionable decision"
     case "auto":
-      if (!certifiable) return "auto: watching; this head is never certified"
+      if (!certifiable) return "auto: decides and records like observe; this head is never certified"
       return certificate?.certified === true
         ? `auto: certified at ${certificate.threshold}; acts on turns over it (not on held-back turns)`
         : `auto: watching until certified (${notCertified(certificate, floor).replace(/^not certified yet: /, "")})`
@@ -72,7 +76,7 @@ export const status = (ctx: EngineContext) =>
       heads.push({
         head,
         mode,
-        standing: standing(mode, spec !== undefined, cert, spec?.floor),
+        standing: standing(mode, spec !== undefined, cert, spec?.floor, l.definition.uncertified),
         labels: examples.length,
         positives: examples.filter((e) => e.label).length,
         threshold: h.threshold,

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto"
 import type { Features } from "../../Features.js"
 import type { Head } from "../../Params.js"
 import { Head as HeadSchema, sameHead } from "../../Params.js"
+import { hashName } from "../formerHeads.js"
 import {
   CERTIFY_MIN_FIRED,
   CERTIFY_WINDOW,
@@ -414,12 +415,14 @@ export const certifiedFor = (certificate: Certificate | undefined, features: Fea
 
 /**
  * The one-in-ten hold-back: a turn of an `auto` head is left to the person iff the first byte of
- * SHA-256("xcb-reflex-explore-v1\0{head}\0{task}\0{revision}") is below 26 (≈ 10.2%).
+ * SHA-256("xcb-reflex-explore-v1\0{head}\0{task}\0{revision}") is below 26 (≈ 10.2%); a renamed head
+ * hashes under its first name, so the rename leaves the same turns held back (ADR 0414).
  *
  * @since 0.1.0
  * @category certification
  */
 export const heldTurn = (head: string, task: string, revision: number): boolean => {
-  const digest = createHash("sha256").update(`xcb-reflex-explore-v1\0${head}\0${task}\0${revision}`, "utf8").digest()
+  const digest = createHash("sha256").update(`xcb-reflex-explore-v1\0${hashName(head)}\0${task}\0${revision}`, "utf8")
+    .digest()
   return digest[0]! < 26
 }

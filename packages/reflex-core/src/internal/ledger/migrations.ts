@@ -5,6 +5,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Former from "../formerHeads.js"
 
 /** @internal */
 export const migrations = Migrator.fromRecord({
@@ -49,6 +50,33 @@ export const migrations = Migrator.fromRecord({
     yield* sql`UPDATE reflex_observations SET labeled = 1 WHERE id IN (SELECT observation FROM reflex_labels)`
     yield* sql`CREATE INDEX IF NOT EXISTS reflex_observations_retention ON reflex_observations (reflex, labeled, at_ms)`
     yield* sql`CREATE INDEX IF NOT EXISTS reflex_labels_observation ON reflex_labels (observation)`
+  }),
+  // A renamed head (settle's `unfinished` is `stopped_short`, ADR 0414): its rows and the head keys
+  // of its stored documents move to the current name, so one name is read and written from here.
+  "0004_renamed_heads": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    for (const [reflex, names] of Object.entries(Former.formerHeads)) {
+      for (const [former, current] of Object.entries(names)) {
+        for (const table of ["reflex_observations", "reflex_labels", "reflex_trials"]) {
+          yield* sql`UPDATE ${sql(table)} SET head = ${current} WHERE reflex = ${reflex} AND head = ${former}`
+        }
+        const certificates = yield* sql<{ payload: string }>`SELECT payload FROM reflex_certificates
+          WHERE reflex = ${reflex} AND head = ${former}`
+        for (const row of certificates) {
+          const payload = Former.renameField(row.payload, "head", names)
+          yield* sql`UPDATE reflex_certificates SET head = ${current}, payload = ${payload}
+            WHERE reflex = ${reflex} AND head = ${former}`
+        }
+      }
+      const generations = yield* sql<{ version: number; payload: string }>`SELECT version, payload
+        FROM reflex_generations WHERE reflex = ${reflex}`
+      for (const row of generations) {
+        const payload = Former.upgradeParamsText(row.payload)
+        if (payload !== row.payload) {
+          yield* sql`UPDATE reflex_generations SET payload = ${payload} WHERE reflex = ${reflex} AND version = ${row.version}`
+        }
+      }
+    }
   })
 })
 
