@@ -106,6 +106,7 @@ const ROWS: ReadonlyArray<Row> = [
   ["echo src/index.ts | xargs -I{} wc -l {}", "execute", "allow", "execute.shell"],
   // prompt expansion runs what the value spells
   ["x='\\140id\\140'; echo \"${x@P}\"", "execute", "ask", "engine.inline-code"],
+  ["echo \"${a[$i]@P}\"", "execute", "ask", "engine.inline-code"],
   ["echo \"${x@Q}\"", "execute", "allow", "execute.shell"],
   // tables
   ["git rm -rf .", "execute", "ask", "execute.shell.git-rm-all"],

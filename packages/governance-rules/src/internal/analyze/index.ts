@@ -68,8 +68,6 @@ export { hasNonPrinting, stripNonPrinting } from "./readings.js"
 
 const MAX_NESTING = 8
 
-const PROMPT_EXPANSION = /\$\{[!#]?[A-Za-z_@*][A-Za-z0-9_]*(?:\[[^\]]*\])?@P\}/
-
 const GIT_SUBCOMMANDS =
   /^git-(push|pull|fetch|clone|commit|rebase|reset|clean|merge|checkout|switch|branch|tag|remote|config|submodule|bisect|worktree|filter-branch|send-pack|http-push|archive|difftool|mergetool|stash|lfs|log|diff|show|status|add|rm|mv|apply|am|cherry-pick|revert|gc|prune|reflog|update-ref|update-index|checkout-index|hash-object|notes|format-patch|shell)$/
 
@@ -138,8 +136,9 @@ const analyzeCommand = (analyzer: Analyzer, command: SimpleCommand, depth: numbe
   }
   const segment = newSegment(analyzer, command.text)
   const nested = nestedOf(analyzer, command)
-  // `${x@P}` expands x as a prompt: the `$(…)` and backticks its value spells run
-  if (PROMPT_EXPANSION.test(command.text)) guard(segment, "inline-code", command.text.slice(0, 200))
+  // `${x@P}` expands x as a prompt: the `$(…)` and backticks its value spells run (any `@P}`
+  // is taken for one, failing closed, in one linear scan)
+  if (command.text.includes("@P}")) guard(segment, "inline-code", command.text.slice(0, 200))
   analyzeAssignments(analyzer, segment, command.assignments, (source) => nested.source(source, depth + 1))
   for (const redirect of command.redirects) {
     const target = redirect.target
