@@ -380,9 +380,24 @@ const runsProjectFiles = (analyzer: Analyzer, segment: Segment, name: string, ar
   }
   const [subcommands, files] = row
   if (subcommands !== null && !(sub === undefined ? name === "yarn" : subcommands.has(sub))) return
-  for (const file of files) executes(analyzer, segment, file)
-  const first = pathOf(analyzer, files[0]!)
-  if (first !== null && !Paths.isInside(first.shown)) addPath(analyzer, segment, "read", files[0]!)
+  analyzer.projectRuns.push([analyzer.cwd, files, segment])
+}
+
+/**
+ * The build files of the project tools run, resolved only where it matters (paths cost file
+ * system calls): in a directory moved from the start, where they may be outside the workspace,
+ * or when the command writes something, which may be one of them.
+ */
+const projectFilesRun = (analyzer: Analyzer, writes: boolean): void => {
+  const start = analyzer.cwd
+  for (const [cwd, files, segment] of analyzer.projectRuns) {
+    if (cwd === analyzer.context.cwd && !writes) continue
+    analyzer.cwd = cwd
+    if (writes) { for (const file of files) executes(analyzer, segment, file) }
+    const first = pathOf(analyzer, files[0]!)
+    if (first !== null && !Paths.isInside(first.shown)) addPath(analyzer, segment, "read", files[0]!)
+  }
+  analyzer.cwd = start
 }
 
 /**
@@ -396,6 +411,7 @@ export const analyze = (parsed: ParsedCommand, context: Context): Array<Segment>
     out: [],
     cwd: context.cwd,
     executed: [],
+    projectRuns: [],
     speculative: 0,
     cdpath: false,
     links: [],
@@ -423,6 +439,9 @@ export const analyze = (parsed: ParsedCommand, context: Context): Array<Segment>
 
 /** Checks across segments: a file written then run, a write through a symlink created earlier. */
 const afterwards = (analyzer: Analyzer): void => {
+  if (analyzer.projectRuns.length > 0) {
+    projectFilesRun(analyzer, analyzer.out.some((s) => s.checks.some((check) => check.action === "write")))
+  }
   if (analyzer.executed.length === 0 && analyzer.links.length === 0) return
   const written = new Set<string>()
   for (const segment of analyzer.out) {

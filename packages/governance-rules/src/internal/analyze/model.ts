@@ -97,6 +97,8 @@ export interface Analyzer {
   cwd: string | null
   /** Files executed by segments (`bash x.sh`, `./x`, `python3 x.py`), with their segment. */
   readonly executed: Array<readonly [string, Segment]>
+  /** Project tools run (`npm test`, `make`): the directory, its build files and the segment (resolved at the end). */
+  readonly projectRuns: Array<readonly [string | null, ReadonlyArray<string>, Segment]>
   /** Depth of speculative analysis (segments created inside are speculative). */
   speculative: number
   /** Whether `CDPATH` was set (a relative `cd` can then go anywhere). */
