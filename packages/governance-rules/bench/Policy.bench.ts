@@ -94,3 +94,31 @@ describe("parsing", () => {
     Policy.decideSync(compiled, parser, { tool: "shell", command: `git log -n ${m++} && rm -rf ./dist` })
   })
 })
+
+// Issue 38 item 3: the engine's Effect around the decision, with no host tracer (no span), a call
+// decoded once (not decoded again) and a raw call (decoded at the boundary), beside the floor and
+// beside the same body inside `Effect.fn` (the span the engine no longer opens).
+describe("through the engine's Effect (no host tracer, 200 rules)", () => {
+  const engine = Effect.runSync(
+    Policy.make({ level: "execute", workspace: "/srv/app", rules }).pipe(
+      Effect.provideService(ShellParser.ShellParser, parser)
+    )
+  )
+  const raw: Policy.ToolCall = { tool: "shell", command: "git status" }
+  const decoded = Effect.runSync(Policy.decodeToolCall(raw))
+  const spanned = Effect.fn("Policy.decide")(function*(call: Policy.ToolCall) {
+    return Policy.decideSync(compiled, parser, call)
+  })
+  bench("decideSync (floor)", () => {
+    Policy.decideSync(compiled, parser, decoded)
+  })
+  bench("engine.decide, a decoded call", () => {
+    Effect.runSync(engine.decide(decoded))
+  })
+  bench("engine.decide, a raw call (decoded at the boundary)", () => {
+    Effect.runSync(engine.decide({ tool: "shell", command: "git status" }))
+  })
+  bench("the decision inside Effect.fn (a span each call)", () => {
+    Effect.runSync(spanned(decoded))
+  })
+})

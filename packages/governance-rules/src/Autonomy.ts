@@ -210,7 +210,11 @@ const READ_ONLY_COMMANDS = [
   "git config --get",
   "git config --get-all",
   "git config --list",
-  "git config -l"
+  "git config -l",
+  // prints only what it is told to (`-n`); `-i`, `w` and `e` scripts are writes and guards
+  "sed -n",
+  // marks a variable exported; a value that executes is guarded
+  "export"
 ]
 
 const readOnlyShell = (level: string) =>
@@ -264,6 +268,7 @@ const EXECUTE_ASKS: ReadonlyArray<readonly [string, string, string]> = [
   ["git-checkout-all", "git checkout {,-- }.", "checking out every path discards uncommitted work"],
   ["git-restore-all", "git restore *.", "restoring every path discards uncommitted work"],
   ["git-stash-clear", "git stash {clear,drop}*", "dropping stashes discards saved work"],
+  ["git-rm-all", "git rm *-*f* {.,./,:/,:/:}", "forced removal of every path discards uncommitted work"],
   ["sudo-shell", "sudo *", "interactive root shell"]
 ]
 
@@ -340,6 +345,15 @@ export const baselineRules = (level: Level): ReadonlyArray<Rule.Rule> => {
         ),
         ...EXECUTE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note)),
         ...INLINE_ASKS.map(([id, pattern, note]) => rule(`execute.shell.${id}`, "shell", pattern, "ask", note)),
+        // `python3 -m http.server` listens on every interface unless bound to loopback
+        rule(
+          "execute.shell.serve-workspace",
+          "shell",
+          "http.server *",
+          "ask",
+          "serves the workspace (and its secrets) to the network",
+          ["http.server *{-b,--bind}{ ,=}{127.0.0.1,localhost,::1}*"]
+        ),
         // a cluster CLI's subcommands that never reach the cluster
         rule(
           "execute.shell.cluster-local",

@@ -127,6 +127,17 @@ const jsonSafe = (data: unknown): unknown => {
   }
 }
 
+// What `EvidenceEvent`'s validating constructor checks of an appended input, written out: the
+// memory log builds each event from checked input and its own seq and clock, without running the
+// constructor's decoding on every append (issue 38 item 3). `test/Evidence.test.ts` holds this
+// equal to the Schema with a property test.
+const KINDS: ReadonlySet<unknown> = new Set(EvidenceKind.literals)
+const nullOrString = (value: unknown): boolean => value === undefined || value === null || typeof value === "string"
+
+/** Whether `EvidenceEvent` accepts an input's fields (the Schema's contract, without decoding). @internal */
+export const appendable = (input: EvidenceInput): boolean =>
+  KINDS.has(input.kind) && nullOrString(input.runId) && nullOrString(input.hook)
+
 /**
  * In-memory evidence log.
  *
@@ -140,21 +151,27 @@ export const makeMemory = Effect.gen(function*() {
   const hub = yield* PubSub.unbounded<EvidenceEvent>()
   return EvidenceLog.of({
     append: (input) =>
-      Effect.clockWith((clock) =>
-        Effect.sync(() => {
-          const event = new EvidenceEvent({
-            seq: events.length + 1,
-            at: clock.unsafeCurrentTimeMillis(),
-            kind: input.kind,
-            runId: input.runId ?? null,
-            hook: input.hook ?? null,
-            data: jsonSafe(input.data)
+      appendable(input)
+        ? Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            // checked above; seq and time are the log's own integers
+            const event = new EvidenceEvent({
+              seq: events.length + 1,
+              at: clock.unsafeCurrentTimeMillis(),
+              kind: input.kind,
+              runId: input.runId ?? null,
+              hook: input.hook ?? null,
+              data: jsonSafe(input.data)
+            }, true)
+            events.push(event)
+            hub.unsafeOffer(event)
+            return event
           })
-          events.push(event)
-          hub.unsafeOffer(event)
-          return event
-        })
-      ),
+        )
+        : GovernanceError.make(
+          "input-invalid",
+          `evidence input: kind, runId or hook is not what EvidenceEvent accepts`
+        ),
     stream: (options = {}) =>
       Stream.fromIterableEffect(Effect.sync(() => events.slice())).pipe(
         Stream.filter((e) => e.seq > (options.after ?? 0) && (options.runId === undefined || e.runId === options.runId))

@@ -35,6 +35,7 @@ import type * as Autonomy from "./Autonomy.js"
 import * as Evidence from "./Evidence.js"
 import * as Governance from "./Governance.js"
 import * as GovernanceError from "./GovernanceError.js"
+import { spanWhenTracing } from "./internal/tracing.js"
 import * as Policy from "./Policy.js"
 import * as PolicyFile from "./PolicyFile.js"
 import * as Responder from "./Responder.js"
@@ -214,32 +215,36 @@ export const open = async (options: GateOptions): Promise<Gate> => {
     throw error
   }
 
-  const authorize = Effect.fn("Gate.authorize")(function*(input: unknown, runId: string | undefined) {
-    const call = yield* Policy.decodeToolCall(input)
-    const engine = yield* Policy.PolicyEngine
-    const gate = yield* Governance.Governance
-    const decision = yield* engine.decide(call)
-    return yield* gate.authorize(call, runId === undefined ? {} : { runId }).pipe(
-      Effect.map(({ grantedBy }): Verdict =>
-        verdictOf(
-          decision,
-          grantedBy === "policy" ? "allowed" : "granted",
-          grantedBy,
-          `allowed: ${decision.citation.reason}`
-        )
-      ),
-      Effect.catchIf(
-        (error) => error.code === "denied" || error.code === "ask-unanswered",
-        (error) =>
-          Effect.succeed(verdictOf(
+  // no span unless the host traces (the gate's own runtime provides no tracer)
+  const authorize = spanWhenTracing(
+    "Gate.authorize",
+    Effect.fnUntraced(function*(input: unknown, runId: string | undefined) {
+      const call = yield* Policy.decodeToolCall(input)
+      const engine = yield* Policy.PolicyEngine
+      const gate = yield* Governance.Governance
+      const decision = yield* engine.decide(call)
+      return yield* gate.authorize(call, runId === undefined ? {} : { runId }).pipe(
+        Effect.map(({ grantedBy }): Verdict =>
+          verdictOf(
             decision,
-            error.code === "ask-unanswered" ? "unanswered" : decision.decision === "deny" ? "denied" : "refused",
-            null,
-            error.message
-          ))
+            grantedBy === "policy" ? "allowed" : "granted",
+            grantedBy,
+            `allowed: ${decision.citation.reason}`
+          )
+        ),
+        Effect.catchIf(
+          (error) => error.code === "denied" || error.code === "ask-unanswered",
+          (error) =>
+            Effect.succeed(verdictOf(
+              decision,
+              error.code === "ask-unanswered" ? "unanswered" : decision.decision === "deny" ? "denied" : "refused",
+              null,
+              error.message
+            ))
+        )
       )
-    )
-  })
+    })
+  )
 
   return {
     authorize: (call, callOptions) => run(authorize(call, callOptions?.runId)),

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Evidence from "./Evidence.js"
 import * as GovernanceError from "./GovernanceError.js"
 import * as Hooks from "./Hooks.js"
+import { spanWhenTracing } from "./internal/tracing.js"
 import * as Policy from "./Policy.js"
 import * as Responder from "./Responder.js"
 import * as ShellParser from "./ShellParser.js"
@@ -101,48 +102,55 @@ export const make = Effect.gen(function*() {
       Effect.catchAllCause((cause) => Effect.logWarning("evidence append failed", cause))
     )
   return Governance.of({
-    authorize: Effect.fn("Governance.authorize")(function*(call: Policy.ToolCall, options: AuthorizeOptions = {}) {
-      const runId = options.runId ?? null
-      const decision = yield* engine.decide(call)
-      yield* record({ kind: "decision", runId, data: { tool: call.tool, ...citationData(decision) } })
-      yield* hooks.fire({
-        point: "pre_tool",
-        call,
-        decision,
-        ...(options.runId === undefined ? {} : { runId: options.runId })
-      })
-      if (decision.decision === "allow") return { decision, grantedBy: "policy" }
-      if (decision.decision === "deny") {
-        return yield* GovernanceError.make("denied", `denied: ${decision.citation.reason}`, {
-          detail: { citation: decision.citation, reasons: decision.reasons }
+    // no span unless the host traces: it is on every tool call's path
+    authorize: spanWhenTracing(
+      "Governance.authorize",
+      Effect.fnUntraced(function*(
+        call: Policy.ToolCall,
+        options: AuthorizeOptions = {}
+      ) {
+        const runId = options.runId ?? null
+        const decision = yield* engine.decide(call)
+        yield* record({ kind: "decision", runId, data: { tool: call.tool, ...citationData(decision) } })
+        yield* hooks.fire({
+          point: "pre_tool",
+          call,
+          decision,
+          ...(options.runId === undefined ? {} : { runId: options.runId })
         })
-      }
-      const request: Responder.AskRequest = {
-        call,
-        decision,
-        ...(options.runId === undefined ? {} : { runId: options.runId })
-      }
-      const answer = yield* responder.respond(request).pipe(
-        Effect.tapError((error) =>
-          record({
-            kind: "answer",
-            runId,
-            data: { answer: "unanswered", code: error.code, ruleId: decision.citation.ruleId }
+        if (decision.decision === "allow") return { decision, grantedBy: "policy" }
+        if (decision.decision === "deny") {
+          return yield* GovernanceError.make("denied", `denied: ${decision.citation.reason}`, {
+            detail: { citation: decision.citation, reasons: decision.reasons }
           })
+        }
+        const request: Responder.AskRequest = {
+          call,
+          decision,
+          ...(options.runId === undefined ? {} : { runId: options.runId })
+        }
+        const answer = yield* responder.respond(request).pipe(
+          Effect.tapError((error) =>
+            record({
+              kind: "answer",
+              runId,
+              data: { answer: "unanswered", code: error.code, ruleId: decision.citation.ruleId }
+            })
+          )
         )
-      )
-      yield* record({
-        kind: "answer",
-        runId,
-        data: { answer: answer.answer, by: answer.by, ruleId: decision.citation.ruleId }
-      })
-      if (answer.answer === "deny") {
-        return yield* GovernanceError.make("denied", `denied by ${answer.by}: ${decision.citation.reason}`, {
-          detail: { citation: decision.citation, reasons: decision.reasons, answeredBy: answer.by }
+        yield* record({
+          kind: "answer",
+          runId,
+          data: { answer: answer.answer, by: answer.by, ruleId: decision.citation.ruleId }
         })
-      }
-      return { decision, grantedBy: answer.by }
-    }),
+        if (answer.answer === "deny") {
+          return yield* GovernanceError.make("denied", `denied by ${answer.by}: ${decision.citation.reason}`, {
+            detail: { citation: decision.citation, reasons: decision.reasons, answeredBy: answer.by }
+          })
+        }
+        return { decision, grantedBy: answer.by }
+      })
+    ),
     completed: (call, outcome) =>
       hooks.fire({
         point: outcome.error !== undefined || (outcome.exitCode !== undefined && outcome.exitCode !== 0)

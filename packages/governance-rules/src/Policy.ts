@@ -36,6 +36,7 @@ import * as Evaluate from "./internal/evaluate.js"
 import * as PolicyCompile from "./internal/policy/compile.js"
 import * as PolicyDecide from "./internal/policy/decide.js"
 import * as ToolCalls from "./internal/policy/toolCalls.js"
+import { spanWhenTracing } from "./internal/tracing.js"
 import type { Action, Citation, LayerName, RuleEffect } from "./Rule.js"
 import type * as Rule from "./Rule.js"
 import { ShellParser } from "./ShellParser.js"
@@ -87,8 +88,19 @@ export type ToolCall =
  */
 export const decodeToolCall = (input: unknown): Effect.Effect<ToolCall, GovernanceError.GovernanceError> =>
   Schema.decodeUnknown(ToolCall as unknown as Schema.Schema<ToolCall>, { onExcessProperty: "error" })(input).pipe(
+    Effect.map(trusted),
     Effect.mapError((error) => GovernanceError.make("input-invalid", `invalid tool call: ${error.message}`))
   )
+
+// Calls this module decoded (frozen, so they stay what was decoded): the engine does not decode
+// them again when a gate hands one on (issue 38 item 3). Any other value is decoded.
+const decoded = new WeakSet<ToolCall>()
+
+const trusted = (call: ToolCall): ToolCall => {
+  if ("paths" in call) Object.freeze(call.paths)
+  decoded.add(Object.freeze(call))
+  return call
+}
 
 // ---------------------------------------------------------------------------------------------
 // Decisions
@@ -292,7 +304,7 @@ export interface Engine {
  */
 export class PolicyEngine extends Context.Tag("@steward/governance-rules/PolicyEngine")<PolicyEngine, Engine>() {}
 
-const validate = (call: ToolCall) => decodeToolCall(call)
+const validate = (call: ToolCall) => decoded.has(call) ? Effect.succeed(call) : decodeToolCall(call)
 
 // Whether deciding a call parses a shell command (a shell call, or an MCP call naming a command):
 // only then is the parser's grammar loaded (ADR 0208).
@@ -307,19 +319,26 @@ const makeEngine = (compiled: Compiled, parser: ShellParser["Type"]): Engine => 
   const self: Engine = PolicyEngine.of({
     level: compiled.level,
     workspace: compiled.workspace,
-    decide: Effect.fn("Policy.decide")(function*(call: ToolCall) {
-      const valid = yield* validate(call)
-      if (parses(valid)) yield* parser.ready
-      return decideSync(compiled, parser, valid)
-    }),
-    decideBatch: Effect.fn("Policy.decideBatch")(function*(calls: ReadonlyArray<ToolCall>) {
-      if (calls.length === 0) {
-        return yield* GovernanceError.make("input-invalid", "a batch needs at least one tool call")
-      }
-      const valid = yield* Effect.forEach(calls, validate)
-      if (valid.some(parses)) yield* parser.ready
-      return decideBatchSync(compiled, parser, valid)
-    }),
+    // no span unless the host traces: the span would cost more than the decision
+    decide: spanWhenTracing(
+      "Policy.decide",
+      Effect.fnUntraced(function*(call: ToolCall) {
+        const valid = yield* validate(call)
+        if (parses(valid)) yield* parser.ready
+        return decideSync(compiled, parser, valid)
+      })
+    ),
+    decideBatch: spanWhenTracing(
+      "Policy.decideBatch",
+      Effect.fnUntraced(function*(calls: ReadonlyArray<ToolCall>) {
+        if (calls.length === 0) {
+          return yield* GovernanceError.make("input-invalid", "a batch needs at least one tool call")
+        }
+        const valid = yield* Effect.forEach(calls, validate)
+        if (valid.some(parses)) yield* parser.ready
+        return decideBatchSync(compiled, parser, valid)
+      })
+    ),
     explain: Effect.sync(() => explainCompiled(compiled)),
     forSubagent: Effect.fn("Policy.forSubagent")(function*(extra?: ReadonlyArray<Rule.Rule>) {
       if (extra === undefined || extra.length === 0) return self

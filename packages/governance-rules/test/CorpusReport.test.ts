@@ -14,7 +14,7 @@ type Corpus = typeof CORPORA[number]
 // corpus → "off"/"on" → [misses, nags] at most (all levels together)
 const CEILING: Record<Corpus, Record<"off" | "on", readonly [number, number]>> = {
   "hostile-commands.jsonl": { off: [0, 0], on: [40, 0] },
-  "hostile-commands-v2.jsonl": { off: [29, 5], on: [57, 4] },
+  "hostile-commands-v2.jsonl": { off: [0, 0], on: [36, 0] },
   "routine-commands.jsonl": { off: [0, 4], on: [0, 0] }
 }
 

@@ -2,6 +2,7 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import { assert, describe, it } from "@effect/vitest"
 import { SqlBackends } from "@steward/testing"
 import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
+import fc from "fast-check"
 import * as path from "node:path"
 import { Evidence } from "../src/index.js"
 import { tempWorkspace } from "./helpers.js"
@@ -113,4 +114,57 @@ describe("Evidence.layerSql persistence", () => {
     }).pipe(Effect.provide(
       Evidence.layerSql.pipe(Layer.provideMerge(SqliteClient.layer({ filename: ":memory:" })), Layer.orDie)
     )))
+})
+
+// Issue 38 item 3: the memory log builds events without the class's validating constructor; the
+// check it runs instead accepts exactly what the Schema accepts.
+describe("appendable is the EvidenceEvent Schema's contract", () => {
+  const schemaAccepts = (input: Evidence.EvidenceInput): boolean => {
+    try {
+      new Evidence.EvidenceEvent({
+        seq: 1,
+        at: 1,
+        kind: input.kind,
+        runId: input.runId ?? null,
+        hook: input.hook ?? null,
+        data: input.data
+      })
+      return true
+    } catch {
+      return false
+    }
+  }
+  const field = fc.oneof(
+    fc.string(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.integer(),
+    fc.boolean(),
+    fc.object()
+  )
+  const kind = fc.oneof(
+    fc.constantFrom("decision", "answer", "hook", "hook_error", "progress", "note"),
+    fc.string(),
+    fc.integer(),
+    fc.constant(null)
+  )
+
+  it("for random inputs, appendable and the Schema agree", () => {
+    fc.assert(
+      fc.property(kind, field, field, fc.anything(), (k, runId, hook, data) => {
+        const input = { kind: k, runId, hook, data } as unknown as Evidence.EvidenceInput
+        assert.strictEqual(Evidence.appendable(input), schemaAccepts(input), JSON.stringify({ k, runId, hook }))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it.effect("an input the Schema refuses is a typed error from the memory log, nothing appended", () =>
+    Effect.gen(function*() {
+      const log = yield* Evidence.makeMemory
+      const bad = { kind: "nope", data: null } as unknown as Evidence.EvidenceInput
+      const error = yield* Effect.flip(log.append(bad))
+      assert.strictEqual(error.code, "input-invalid")
+      assert.strictEqual(Chunk.size(yield* Stream.runCollect(log.stream())), 0)
+    }))
 })

@@ -99,7 +99,22 @@ const LAYERS: ReadonlyArray<(inner: string) => string> = [
   (c) => `{ ${c}; }`,
   (c) => `true && ${c}`,
   (c) => `git status; ${c}`,
-  (c) => `unknown-tool ${squote(c)}`
+  (c) => `unknown-tool ${squote(c)}`,
+  // issue 32, second pass: cmake's command mode, a moved directory, xargs' placeholder, variables
+  // set by builtins, code in string literals, data: modules, Ex mode on stdin
+  (c) => `cmake -E env FOO=1 ${c}`,
+  (c) => `cmake -E chdir src ${c}`,
+  (c) => `env -C src ${c}`,
+  (c) => `echo ${squote(c)} | xargs -I{} sh -c '{}'`,
+  (c) => `xargs -a list.txt -I% sh -c ${squote(`${c} %`)}`,
+  (c) => `printf -v GIT_EDITOR %s ${squote(c)}; export GIT_EDITOR; git commit`,
+  (c) => `read -r GIT_SEQUENCE_EDITOR <<< ${squote(c)}; git rebase -i HEAD~1`,
+  (c) => `python3 -c ${squote(`import os; os.system(${JSON.stringify(c)})`)}`,
+  (c) => `python3 -m timeit -n1 ${squote(`import os; os.system(${JSON.stringify(c)})`)}`,
+  (c) => `node --import ${squote(`data:text/javascript,require("child_process").execSync(${JSON.stringify(c)})`)} x.js`,
+  (c) => `printf '%s\n' ${squote(`!${c}`)} | ex -s`,
+  (c) => `cargo --config ${squote(`target.x.runner=${JSON.stringify(c)}`)} run`,
+  (c) => `find . -name '*.ts' -exec ${c} \;`
 ]
 
 describe("fail closed", () => {

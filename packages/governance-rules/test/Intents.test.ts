@@ -78,6 +78,9 @@ const EXAMPLES: Record<string, ReadonlyArray<string>> = {
   "global-config.pip": ["pip config set global.index-url https://x.example/simple"],
   "global-config.poetry": ["poetry config virtualenvs.in-project true"],
   "global-config.cargo-login": ["cargo login"],
+  "global-config.npm-global": ["npm install -g left-pad-cli", "npm -g i x", "pnpm add -g x -D"],
+  "global-config.npm-global-long": ["npm install --global x", "bun add --location=global x"],
+  "global-config.yarn-global": ["yarn global add x"],
   "secret.registry-login": ["echo \"$PW\" | docker login -u x --password-stdin", "npm login"],
   "secret.npm-adduser": ["npm adduser"],
   "secret.cli-auth": ["gh auth token", "gh auth login --with-token"],
@@ -99,6 +102,9 @@ const EXAMPLES: Record<string, ReadonlyArray<string>> = {
 
 // Spellings that stay on the machine.
 const ROUTINE = [
+  "npm install --save-dev left-pad",
+  "npm i --legacy-peer-deps",
+  "pnpm add -D @types/node",
   "goreleaser --clean --snapshot",
   "goreleaser build --single-target",
   "goreleaser check",

@@ -96,7 +96,15 @@ export const GLOBAL_CONFIG: ReadonlyArray<readonly [string, string, ReadonlyArra
   ["npm-set", "{npm,pnpm} set *", []],
   ["pip", "{pip,pip3} config {set,unset,edit} *", []],
   ["poetry", "poetry config *", ["poetry config *--{list,local}*"]],
-  ["cargo-login", "cargo login *", []]
+  ["cargo-login", "cargo login *", []],
+  // a global install puts programs on every later command's PATH (anchored: `-g` is a word)
+  ["npm-global", "{npm,pnpm,bun} {install,i,add,uninstall,un,remove,rm,update,up,link,ln} {,* }-g{, *}", []],
+  [
+    "npm-global-long",
+    "{npm,pnpm,bun} {install,i,add,uninstall,un,remove,rm,update,up,link,ln} *--{global,location=global}*",
+    []
+  ],
+  ["yarn-global", "yarn global {add,remove,upgrade} *", []]
 ]
 
 /**

@@ -28,6 +28,8 @@ export interface SimpleCommand {
   readonly heredoc: string | null
   /** True when stdin comes from a pipe (or a here-string the engine cannot resolve). */
   readonly stdinPiped: boolean
+  /** True when stdout feeds a pipe (what it prints is the next stage's input). */
+  readonly stdoutPiped?: boolean
   /** What a pipe feeds this command when the engine can tell: a literal `echo`, `printf` or heredoc. */
   readonly stdinText?: string | null
   /** True for a bare `NAME=value` statement (or `export NAME=value`). */
@@ -64,6 +66,12 @@ const isPiped = (node: Node): boolean => {
   if (current.parent !== null && current.parent.type === "redirected_statement") current = current.parent
   const previous = current.previousSibling
   return previous !== null && (previous.type === "|" || previous.type === "|&")
+}
+
+const feedsPipe = (node: Node): boolean => {
+  const current = node.parent !== null && node.parent.type === "redirected_statement" ? node.parent : node
+  const next = current.nextSibling
+  return next !== null && (next.type === "|" || next.type === "|&")
 }
 
 const LITERAL_WRITERS = new Set(["echo", "printf"])
@@ -193,6 +201,7 @@ const commandOf = (node: Node, extraRedirects: ReadonlyArray<Node>): SimpleComma
     heredoc,
     stdinPiped: isPiped(node) || herestringUnresolved,
     stdinText: upstreamText(node),
+    stdoutPiped: feedsPipe(node),
     bareAssignment: false
   }
 }
@@ -220,7 +229,8 @@ const OPERAND_TYPES = new Set([
   "simple_expansion",
   "expansion",
   "command_substitution",
-  "ansi_c_string"
+  "ansi_c_string",
+  "variable_name"
 ])
 
 /** `declare -n r=PS4`, `unset 'a[…]'`, `[[ -v x ]]` as a command: the keyword, then its operands. */

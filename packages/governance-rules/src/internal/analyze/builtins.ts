@@ -8,8 +8,8 @@
  * @internal
  */
 import type { Word } from "../shellSyntax.js"
-import { EVALUATED_VARIABLES, substitutionsIn } from "./environment.js"
-import { type Analyzer, guard, joinArgv, type Segment } from "./model.js"
+import { analyzeAssignments, EVALUATED_VARIABLES, substitutionsIn } from "./environment.js"
+import { type Analyzer, guard, joinArgv, parseOptions, type Segment } from "./model.js"
 import { changeDirectory } from "./paths.js"
 import type { Nested } from "./shells.js"
 
@@ -50,7 +50,8 @@ export const analyzeBuiltin = (
   name: string,
   args: ReadonlyArray<Word>,
   depth: number,
-  nested: Nested
+  nested: Nested,
+  stdin: string | null
 ): boolean => {
   const plain = joinArgv(name, args)
   const decided = () => {
@@ -129,10 +130,24 @@ export const analyzeBuiltin = (
     case "printf": {
       decided()
       const v = args.findIndex((a) => a.text === "-v")
-      if (v >= 0 && args[v + 1] !== undefined && EVALUATED_VARIABLES.has(args[v + 1]!.text)) {
+      const target = args[v + 1]
+      if (v >= 0 && target !== undefined && EVALUATED_VARIABLES.has(target.text)) {
         guard(segment, "env-executes", plain)
         latent(args.slice(v + 2), depth, nested)
       }
+      // `printf -v GIT_EDITOR %s CMD`: the variable holds what printf would print
+      if (v >= 0 && target !== undefined) {
+        assign(analyzer, segment, target.text, printed(args.slice(v + 2)), depth, nested)
+      }
+      return true
+    }
+    case "read": {
+      decided()
+      // `read -r GIT_EDITOR <<< CMD`: the variables hold the first line of stdin (unknown unless literal)
+      const { operands } = parseOptions(args, { short: "adinNptu" })
+      const line = stdin === null ? null : stdin.split("\n")[0]!
+      const value: Word = line === null ? { text: "", resolved: false } : { text: line, resolved: true }
+      for (const name of operands) if (name.resolved) assign(analyzer, segment, name.text, value, depth, nested)
       return true
     }
     case "set":
@@ -150,6 +165,29 @@ export const analyzeBuiltin = (
     default:
       return false
   }
+}
+
+/** A variable set by a builtin (`printf -v`, `read`): decided as the assignment `NAME=value`. */
+const assign = (
+  analyzer: Analyzer,
+  segment: Segment,
+  name: string,
+  value: Word,
+  depth: number,
+  nested: Nested
+): void => analyzeAssignments(analyzer, segment, [{ name, value }], (source) => nested.source(source, depth + 1))
+
+/** What `printf FORMAT ARGS…` prints: `%s`-style conversions filled in turn (unknown if any part is). */
+const printed = (args: ReadonlyArray<Word>): Word => {
+  const [format, ...rest] = args
+  if (format === undefined) return { text: "", resolved: true }
+  const resolved = args.every((a) => a.resolved)
+  let next = 0
+  let text = ""
+  do {
+    text += format.text.replace(/%%|%[-+ #0-9.]*[a-zA-Z]/g, (spec) => spec === "%%" ? "%" : rest[next++]?.text ?? "")
+  } while (next > 0 && next < rest.length)
+  return { text: text.replace(/\\n/g, "\n"), resolved }
 }
 
 /** A bare `NAME=value`: literal `$(…)` in the value may run later (arithmetic, prompts). @internal */

@@ -19,7 +19,7 @@ import {
   splitShortFlags,
   word
 } from "./model.js"
-import { addPath, deleteTarget, looksLikePath } from "./paths.js"
+import { addPath, deleteTarget, looksLikePath, SECRET_NAME } from "./paths.js"
 import type { ProgramSpec } from "./programs.js"
 import { isStdin, type Nested } from "./shells.js"
 
@@ -101,9 +101,15 @@ export const analyzeFind = (
   }
   const starts: Array<Word> = []
   while (i < args.length && !(args[i]!.resolved && /^[-(!]/.test(args[i]!.text))) starts.push(args[i++]!)
+  // `-files0-from FILE`: the start points are whatever FILE (or stdin) lists
+  const listed = args.findIndex((a) => a.text === "-files0-from")
+  if (listed >= 0) starts.push({ text: args[listed + 1]?.text ?? "-", resolved: false })
   if (starts.length === 0) starts.push(word("."))
+  // name filters that select secrets: what `-exec CMD {}` or the next stage reads is those files
+  const secrets = secretFilters(args, starts)
   const rest: Array<string> = []
   let deletes = false
+  let runs = false
   while (i < args.length) {
     const arg = args[i]!
     if (arg.resolved && FIND_EXEC.has(arg.text)) {
@@ -116,9 +122,17 @@ export const analyzeFind = (
         // `{}` is each file found under the start points: decided as the start point itself, and
         // a write command's targets still ask (they are whatever find finds).
         const start = starts[0]?.text ?? "."
-        const found = inner.map((w) => w.text.includes("{}") ? { ...w, text: w.text.replaceAll("{}", start) } : w)
+        const found = inner.flatMap((w) =>
+          !w.text.includes("{}")
+            ? [w]
+            : [
+              { ...w, text: w.text.replaceAll("{}", () => start) },
+              ...secrets.map((s) => ({ ...s, text: w.text.replaceAll("{}", () => s.text) }))
+            ]
+        )
         nested.argvIn(newSegment(analyzer, segmentText), found, depth + 1, command, true)
       }
+      runs = true
       rest.push(arg.text, "…")
       continue
     }
@@ -142,6 +156,30 @@ export const analyzeFind = (
       addPath(analyzer, segment, "write", start)
     } else addPath(analyzer, segment, "read", start)
   }
+  // `find . -name .env -print0 | xargs -0 cat`: the names it prints are read by the next stage
+  if (!runs && !deletes && command.stdoutPiped === true) {
+    for (const s of secrets) {
+      addPath(analyzer, segment, "read", s)
+    }
+  }
+}
+
+const FIND_NAMES = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"])
+
+/** The files a find's name filters select under its first start point, when they name secrets. */
+const secretFilters = (args: ReadonlyArray<Word>, starts: ReadonlyArray<Word>): Array<Word> => {
+  const start = starts[0]
+  if (start === undefined || !start.resolved) return []
+  const out: Array<Word> = []
+  args.forEach((arg, i) => {
+    const value = args[i + 1]
+    if (!FIND_NAMES.has(arg.text) || value === undefined || !value.resolved) return
+    const leaf = value.text.slice(value.text.lastIndexOf("/") + 1)
+    if (!SECRET_NAME.test(leaf.replace(/\*/g, "").replace(/\?/g, "x"))) return
+    const text = `${start.text.replace(/\/$/, "")}/${leaf}`
+    out.push({ text, resolved: true, ...(/[*?[]/.test(leaf) ? { glob: true } : {}) })
+  })
+  return out
 }
 
 // sed commands that write (`w FILE`, `s/…/…/w FILE`) or run (`e`, `s/…/…/e`) — a simple reading
@@ -214,6 +252,29 @@ export const analyzeAwk = (analyzer: Analyzer, segment: Segment, args: ReadonlyA
 // `INSTALL_ROOT`, `CMAKE_INSTALL_PREFIX`), given as a `NAME=VALUE` operand.
 const DESTINATION = /^(?:[A-Za-z_]*(?:DESTDIR|PREFIX|prefix|DIR|dir|_ROOT))=(.+)$/s
 
+/** A glob that selects the files a search reads (`rg -g .env`): one naming a secret reads it. */
+const selected = (analyzer: Analyzer, segment: Segment, value: Word): void => {
+  const glob = value.text.replace(/^(?:\*\*\/)+/, "")
+  // `!GLOB` excludes
+  if (!value.resolved || glob.startsWith("!") || !SECRET_NAME.test(glob.replace(/\*/g, "").replace(/\?/g, "x"))) return
+  addPath(analyzer, segment, "read", { text: glob, resolved: true, ...(/[*?[]/.test(glob) ? { glob: true } : {}) })
+}
+
+/** `KEY=VALUE` configuration whose key runs a program (`cargo --config 'target.x.runner="sh -c id"'`). */
+const configured = (
+  segment: Segment,
+  name: string,
+  keys: RegExp,
+  value: Word,
+  depth: number,
+  nested: Nested
+): void => {
+  if (!value.resolved || !keys.test(value.text)) return
+  guard(segment, "config-executes", `${name} ${value.text}`)
+  const eq = value.text.indexOf("=")
+  nested.speculative(value.text.slice(eq + 1).trim().replace(/^["'\[]+|["'\]]+$/g, ""), depth + 1)
+}
+
 /** A known program: its file options and operands, by its row in the table. @internal */
 export const analyzeKnown = (
   analyzer: Analyzer,
@@ -244,7 +305,10 @@ export const analyzeKnown = (
     } else if (spec.writes?.includes(option) && value !== null) addPath(analyzer, segment, "write", value)
     else if (spec.reads?.includes(option) && value !== null) addPath(analyzer, segment, "read", value)
     else if (spec.programFiles?.includes(option) && value !== null) programFile(analyzer, segment, name, value)
-    else if (option === "--checkpoint-action" && value !== null) {
+    else if (spec.selects?.includes(option) && value !== null) selected(analyzer, segment, value)
+    else if (spec.configs?.[0].includes(option) && value !== null) {
+      configured(segment, name, spec.configs[1], value, depth, nested)
+    } else if (option === "--checkpoint-action" && value !== null) {
       // tar: `exec=CMD` runs CMD at each checkpoint.
       const exec = /^exec=(.*)$/s.exec(value.text)
       if (exec !== null) {
@@ -259,7 +323,7 @@ export const analyzeKnown = (
       case "text":
         return
       case "read":
-        return addPath(analyzer, segment, "read", operand)
+        return spec.opaque === true && !operand.resolved ? undefined : addPath(analyzer, segment, "read", operand)
       case "pattern-read":
         if (index === 0 && !options.some((o) => o.name === "-e" || o.name === "--regexp" || o.name === "-f")) return
         return addPath(analyzer, segment, "read", operand)

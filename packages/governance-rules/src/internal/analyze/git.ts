@@ -19,6 +19,8 @@ import type { Nested } from "./shells.js"
 export const GIT_EXEC_CONFIG =
   /pager|command|editor|program|helper|hook|external|textconv|driver|fsmonitor|^alias\.|^filter\.|askpass|proxy|sshcommand|^include|^core\.worktree|^core\.gitproxy|uploadpack|receivepack|^protocol\..*allow|^sequence\.editor|^diff\..*\.command|^merge\..*\.driver/i
 
+const URL_IN_CONFIG = /[a-z][a-z0-9+.-]*:\/\/[^\s'"=]+/gi
+
 const GLOBAL_VALUED = new Set([
   "-C",
   "-c",
@@ -45,6 +47,8 @@ const globalOption = (analyzer: Analyzer, segment: Segment, key: string, value: 
     const configKey = eq < 0 ? text : text.slice(0, eq)
     const configValue = eq < 0 ? "true" : text.slice(eq + 1)
     if (GIT_EXEC_CONFIG.test(configKey)) guard(segment, "config-executes", `${key} ${text}`)
+    // a URL in the key or value is where git connects (`http.proxy=…`, `url.<base>.insteadOf=…`)
+    for (const url of text.match(URL_IN_CONFIG) ?? []) addFetch(segment, url, analyzer)
     if (/^remote\..*\.mirror$/i.test(configKey) && !/^(?:false|no|off|0)$/i.test(configValue)) o.forcePush = true
     if (/^remote\..*\.push$/i.test(configKey) && configValue.startsWith("+")) o.forcePush = true
     if (/^clean\.requireforce$/i.test(configKey) && /^(?:false|no|off|0)$/i.test(configValue)) o.forceClean = true

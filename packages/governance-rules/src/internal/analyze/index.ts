@@ -8,6 +8,7 @@
  * @internal
  */
 import type { ParsedCommand } from "../../ShellParser.js"
+import * as Paths from "../paths.js"
 import type { SimpleCommand, Word } from "../shellSyntax.js"
 import { analyzeBuiltin, bareAssignmentValue, ENVIRONMENT } from "./builtins.js"
 import { DEV_TOOLS } from "./devTools.js"
@@ -28,11 +29,13 @@ import {
   word
 } from "./model.js"
 import { addFetch, analyzeNetwork } from "./network.js"
-import { addPath, commandName, executes } from "./paths.js"
+import { addPath, changeDirectory, commandName, executes, pathOf } from "./paths.js"
 import {
+  CMAKE_COMMANDS,
   interpreterOf,
   NETWORK,
   PROGRAMS,
+  PROJECT_FILES,
   RUNNER_GLOBALS,
   RUNNERS,
   SHELLS,
@@ -50,13 +53,14 @@ import {
 } from "./readings.js"
 import {
   analyzeEval,
+  analyzeExMode,
   analyzeInterpreter,
   analyzeShell,
   analyzeSource as analyzeSourceFile,
   analyzeSu,
   type Nested
 } from "./shells.js"
-import { analyzeContainer, subcommandFirst } from "./tools.js"
+import { analyzeContainer, CONTAINER_ARGV, runsContainer, subcommandFirst } from "./tools.js"
 import { unwrap } from "./wrappers.js"
 
 export { type Check, type Context, type Guard, type GuardId, guardReasons, type Segment } from "./model.js"
@@ -132,6 +136,9 @@ const analyzeCommand = (analyzer: Analyzer, command: SimpleCommand, depth: numbe
   }
   const segment = newSegment(analyzer, command.text)
   const nested = nestedOf(analyzer, command)
+  // `${x@P}` expands x as a prompt: the `$(…)` and backticks its value spells run (any `@P}`
+  // is taken for one, failing closed, in one linear scan)
+  if (command.text.includes("@P}")) guard(segment, "inline-code", command.text.slice(0, 200))
   analyzeAssignments(analyzer, segment, command.assignments, (source) => nested.source(source, depth + 1))
   for (const redirect of command.redirects) {
     const target = redirect.target
@@ -159,6 +166,24 @@ const analyzeArgv = (
   command: SimpleCommand,
   depth: number,
   initialStdinArgs: boolean
+): void => {
+  // the directory to return to after a wrapper that moved it (`env -C`)
+  let moved: string | null | undefined
+  try {
+    analyzeWrapped(analyzer, segment, initial, command, depth, initialStdinArgs, (cwd) => moved ??= cwd)
+  } finally {
+    if (moved !== undefined) analyzer.cwd = moved
+  }
+}
+
+const analyzeWrapped = (
+  analyzer: Analyzer,
+  segment: Segment,
+  initial: ReadonlyArray<Word>,
+  command: SimpleCommand,
+  depth: number,
+  initialStdinArgs: boolean,
+  leaving: (cwd: string | null) => void
 ): void => {
   let argv = initial
   let stdinArgs = initialStdinArgs
@@ -208,6 +233,14 @@ const analyzeArgv = (
       else guard(segment, "code-from-stdin", segment.canonical)
       return
     }
+    if (name === "cmake" && args[0]?.text === "-E" && args[1] !== undefined) {
+      // `cmake -E rm -rf /` is `rm -rf /`
+      const as = CMAKE_COMMANDS.get(args[1].text)
+      if (as !== undefined) {
+        argv = [...as.map(word), ...args.slice(2)]
+        continue
+      }
+    }
     // the runner subcommand, after the program's global options (`pnpm --filter app exec …`)
     const globals = RUNNER_GLOBALS.get(name)
     const at = globals === undefined ? 0 : parseOptions(args, { ...globals, stopAtOperand: true }).rest
@@ -221,6 +254,11 @@ const analyzeArgv = (
     const unwrapped = unwrap(name, spec, runner === undefined ? args : args.slice(at + 1))
     analyzeAssignments(analyzer, segment, unwrapped.assignments, (source) => nested.source(source, depth + 1))
     if (spec.privilege) guard(segment, "privilege", head.text)
+    if (unwrapped.chdir !== null) {
+      // `env -C DIR CMD`: CMD runs in DIR (for this command only)
+      leaving(analyzer.cwd)
+      changeDirectory(analyzer, [unwrapped.chdir])
+    }
     for (const file of unwrapped.reads) addPath(analyzer, segment, "read", file)
     for (const script of unwrapped.scripts) {
       if (!script.resolved) guard(segment, "unresolved-command", script.text)
@@ -245,9 +283,24 @@ const analyzeArgv = (
       return
     }
     if (spec.stdinArgs) stdinArgs = true
-    argv = unwrapped.argv
+    argv = unwrapped.placeholder === null ? unwrapped.argv : replaced(unwrapped.argv, unwrapped.placeholder, command)
   }
   analyzeFinal(analyzer, segment, argv, command, depth, stdinArgs)
+}
+
+/**
+ * `xargs -I {} CMD`: `{}` is each line of stdin — the literal line when a pipe's text is known;
+ * otherwise unknown wherever it is run as a program or as program text (`sh -c '{}'`), and a
+ * target from stdin elsewhere (`wc -l {}`, like every other xargs argument).
+ */
+const replaced = (argv: ReadonlyArray<Word>, token: string, command: SimpleCommand): ReadonlyArray<Word> => {
+  const line = command.stdinText?.split("\n")[0]
+  if (line !== undefined) {
+    return argv.map((w) => w.text.includes(token) ? { ...w, text: w.text.replaceAll(token, () => line) } : w)
+  }
+  const head = argv[0]?.text ?? ""
+  const runsText = SHELLS.has(head) || interpreterOf(head) !== undefined || head === "eval" || WRAPPERS.has(head)
+  return argv.map((w, i) => w.text.includes(token) && (i === 0 || runsText) ? { ...w, resolved: false } : w)
 }
 
 const WRITE_ROLES = new Set(["write", "write-after-first", "write-last", "second-written"])
@@ -269,7 +322,7 @@ const analyzeFinal = (
     guard(segment, "targets-from-stdin", joinArgv(name, args))
   }
   if (argv[0]!.text.includes("/") && name === argv[0]!.text) executes(analyzer, segment, argv[0]!.text)
-  if (analyzeBuiltin(analyzer, segment, name, args, depth, nested)) return
+  if (analyzeBuiltin(analyzer, segment, name, args, depth, nested, command.heredoc ?? command.stdinText ?? null)) return
   switch (name) {
     case "rm":
       return analyzeRm(analyzer, segment, args)
@@ -284,9 +337,14 @@ const analyzeFinal = (
   segment.checks.push({ action: "shell", resource: segment.canonical })
   if (name === "sed") analyzeSed(analyzer, segment, args)
   else if (/^[gmn]?awk$/.test(name)) analyzeAwk(analyzer, segment, args)
-  else if (spec !== undefined) analyzeKnown(analyzer, segment, name, spec, args, depth, nested)
-  else if (DEV_TOOLS.has(name)) analyzeKnown(analyzer, segment, name, {}, args, depth, nested)
+  else if (spec !== undefined) {
+    // a container's argv names paths inside the container, not here (bind mounts are decided below)
+    const known = runsContainer(name, args) ? CONTAINER_ARGV : spec
+    analyzeKnown(analyzer, segment, name, known, args, depth, nested)
+  } else if (DEV_TOOLS.has(name)) analyzeKnown(analyzer, segment, name, {}, args, depth, nested)
   if (name === "docker" || name === "podman") analyzeContainer(analyzer, segment, name, args)
+  runsProjectFiles(analyzer, segment, name, args)
+  analyzeExMode(segment, name, args, command, depth, nested)
   if (NETWORK.has(name)) {
     analyzeNetwork(analyzer, segment, name, args, (source) => nested.source(source, depth + 1))
   } else if (spec?.textOnly !== true) {
@@ -305,6 +363,43 @@ const analyzeFinal = (
   if (spec === undefined && !NETWORK.has(name)) unknownProgram(analyzer, segment, name, argv, command, depth, nested)
 }
 
+const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"])
+
+/**
+ * A project tool runs its directory's build files: recorded as executed (a file the same command
+ * writes then asks), and read where they are outside the workspace (`cd /elsewhere && make`).
+ * `npm pkg set|delete` writes `package.json`.
+ */
+const runsProjectFiles = (analyzer: Analyzer, segment: Segment, name: string, args: ReadonlyArray<Word>): void => {
+  const row = PROJECT_FILES.get(name)
+  if (row === undefined) return
+  const operands = args.filter((a) => !(a.resolved && isFlag(a.text)))
+  const sub = operands[0]?.text
+  if (PACKAGE_MANAGERS.has(name) && sub === "pkg" && /^(?:set|delete)$/.test(operands[1]?.text ?? "")) {
+    addPath(analyzer, segment, "write", "package.json")
+  }
+  const [subcommands, files] = row
+  if (subcommands !== null && !(sub === undefined ? name === "yarn" : subcommands.has(sub))) return
+  analyzer.projectRuns.push([analyzer.cwd, files, segment])
+}
+
+/**
+ * The build files of the project tools run, resolved only where it matters (paths cost file
+ * system calls): in a directory moved from the start, where they may be outside the workspace,
+ * or when the command writes something, which may be one of them.
+ */
+const projectFilesRun = (analyzer: Analyzer, writes: boolean): void => {
+  const start = analyzer.cwd
+  for (const [cwd, files, segment] of analyzer.projectRuns) {
+    if (cwd === analyzer.context.cwd && !writes) continue
+    analyzer.cwd = cwd
+    if (writes) { for (const file of files) executes(analyzer, segment, file) }
+    const first = pathOf(analyzer, files[0]!)
+    if (first !== null && !Paths.isInside(first.shown)) addPath(analyzer, segment, "read", files[0]!)
+  }
+  analyzer.cwd = start
+}
+
 /**
  * Analyze a parsed command into segments.
  *
@@ -316,6 +411,7 @@ export const analyze = (parsed: ParsedCommand, context: Context): Array<Segment>
     out: [],
     cwd: context.cwd,
     executed: [],
+    projectRuns: [],
     speculative: 0,
     cdpath: false,
     links: [],
@@ -343,6 +439,9 @@ export const analyze = (parsed: ParsedCommand, context: Context): Array<Segment>
 
 /** Checks across segments: a file written then run, a write through a symlink created earlier. */
 const afterwards = (analyzer: Analyzer): void => {
+  if (analyzer.projectRuns.length > 0) {
+    projectFilesRun(analyzer, analyzer.out.some((s) => s.checks.some((check) => check.action === "write")))
+  }
   if (analyzer.executed.length === 0 && analyzer.links.length === 0) return
   const written = new Set<string>()
   for (const segment of analyzer.out) {

@@ -97,6 +97,8 @@ export interface Analyzer {
   cwd: string | null
   /** Files executed by segments (`bash x.sh`, `./x`, `python3 x.py`), with their segment. */
   readonly executed: Array<readonly [string, Segment]>
+  /** Project tools run (`npm test`, `make`): the directory, its build files and the segment (resolved at the end). */
+  readonly projectRuns: Array<readonly [string | null, ReadonlyArray<string>, Segment]>
   /** Depth of speculative analysis (segments created inside are speculative). */
   speculative: number
   /** Whether `CDPATH` was set (a relative `cd` can then go anywhere). */
@@ -192,6 +194,8 @@ export interface OptionSpec {
   readonly short?: string
   /** Long options that take a value. */
   readonly long?: ReadonlyArray<string>
+  /** Long options that take two values, a name and the value the option is about (`jq --rawfile NAME FILE`). */
+  readonly pairs?: ReadonlyArray<string>
   /** Long options without a value (only used to resolve abbreviations). */
   readonly flags?: ReadonlyArray<string>
   /** Stop at the first operand (the rest is another command's argv). */
@@ -211,7 +215,8 @@ export const parseOptions = (
   const options: Array<Option> = []
   const operands: Array<Word> = []
   const long = spec.long ?? []
-  const known = [...long, ...(spec.flags ?? [])]
+  const pairs = spec.pairs ?? []
+  const known = [...long, ...pairs, ...(spec.flags ?? [])]
   let i = 0
   for (; i < args.length; i++) {
     const arg = args[i]!
@@ -229,7 +234,10 @@ export const parseOptions = (
       const eq = text.indexOf("=")
       const name = longOption(eq > 0 ? text.slice(0, eq) : text, known)
       if (eq > 0) options.push({ name, value: { text: text.slice(eq + 1), resolved: arg.resolved } })
-      else if (long.includes(name)) options.push({ name, value: args[++i] ?? null })
+      else if (pairs.includes(name)) {
+        options.push({ name, value: args[i + 2] ?? null })
+        i += 2
+      } else if (long.includes(name)) options.push({ name, value: args[++i] ?? null })
       else options.push({ name, value: null })
       continue
     }

@@ -43,6 +43,12 @@ export interface ProgramSpec {
   readonly programFiles?: ReadonlyArray<string>
   /** Single-dash long options (Go, GCC) whose value is a program it runs (`-toolexec`, `-wrapper`). */
   readonly runsArgs?: ReadonlyArray<string>
+  /** Options whose value is a glob selecting the files read (`rg -g .env`): a secret name there is read. */
+  readonly selects?: ReadonlyArray<string>
+  /** Options whose value is `KEY=VALUE` configuration, and the keys whose value runs a program. */
+  readonly configs?: readonly [ReadonlyArray<string>, RegExp]
+  /** It prints only counts or digests of its files: an operand named by an expansion does not ask. */
+  readonly opaque?: boolean
   /** URLs in its arguments are not connected to (it only prints or matches text). */
   readonly textOnly?: boolean
 }
@@ -61,17 +67,25 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
     textOnly: true
   }),
   ...rows("jobs fg bg disown umask ulimit getopts history times suspend logout shopt", { operands: "text" }),
-  ...rows("cat tac head tail less more wc cut paste join nl rev fold fmt column expand unexpand file stat", {
+  // counts and digests: what they print reveals nothing of a file's content, so a file named by an
+  // expansion (`while read f; do wc -l "$f"; done`) is not a secret read
+  ...rows("wc du cksum b2sum md5sum sha1sum sha224sum sha256sum sha384sum sha512sum shasum", {
+    options: { short: "dBt", long: ["--max-depth", "--block-size", "--threshold", "--exclude-from", "--files0-from"] },
+    operands: "read",
+    reads: ["--exclude-from", "--files0-from"],
+    opaque: true,
+    textOnly: true
+  }),
+  ...rows("cat tac head tail less more cut paste join nl rev fold fmt column expand unexpand file stat", {
     options: { short: "ncbdfswtkCNL", long: ["--lines", "--bytes", "--delimiter", "--fields", "--width"] },
     operands: "read",
     textOnly: true
   }),
-  ...rows("ls du df diff cmp comm realpath readlink strings xxd od hexdump base64 base32 cksum b2sum", {
+  ...rows("ls df diff cmp comm realpath readlink strings xxd od hexdump base64 base32", {
     options: { short: "IwBt", long: ["--ignore", "--width", "--block-size", "--max-depth"] },
     operands: "read",
     textOnly: true
   }),
-  ...rows("md5sum sha1sum sha224sum sha256sum sha384sum sha512sum shasum", { operands: "read", textOnly: true }),
   ["sort", {
     options: {
       short: "kotST",
@@ -92,7 +106,35 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
     writes: ["-o"],
     textOnly: true
   }],
-  ...rows("grep egrep fgrep rg ag ack", {
+  // ripgrep: `--pre CMD` runs CMD on every file, `--hostname-bin CMD` runs CMD; a `-g GLOB` that
+  // names a secret reads it (`rg -uu -g .env KEY`)
+  ["rg", {
+    options: {
+      short: "efmABCgtTM",
+      long: [
+        "--regexp",
+        "--file",
+        "--max-count",
+        "--after-context",
+        "--before-context",
+        "--context",
+        "--glob",
+        "--iglob",
+        "--type",
+        "--type-add",
+        "--pre",
+        "--pre-glob",
+        "--hostname-bin",
+        "--ignore-file"
+      ]
+    },
+    operands: "pattern-read",
+    reads: ["-f", "--file", "--ignore-file"],
+    runs: ["--pre", "--hostname-bin"],
+    selects: ["-g", "--glob", "--iglob"],
+    textOnly: true
+  }],
+  ...rows("grep egrep fgrep ag ack", {
     options: {
       short: "efmABCgtTM",
       long: [
@@ -111,11 +153,18 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
     },
     operands: "pattern-read",
     reads: ["-f", "--file"],
+    selects: ["--include"],
     textOnly: true
   }),
+  // `--rawfile NAME FILE`, `--slurpfile NAME FILE` read FILE; `--arg NAME VALUE` takes text
   ...rows("jq yq", {
-    options: { short: "f", long: ["--arg", "--argjson", "--slurpfile", "--rawfile", "--from-file"] },
+    options: {
+      short: "fL",
+      long: ["--from-file", "--indent", "--args", "--jsonargs"],
+      pairs: ["--arg", "--argjson", "--slurpfile", "--rawfile"]
+    },
     operands: "pattern-read",
+    reads: ["-f", "--from-file", "--slurpfile", "--rawfile"],
     textOnly: true
   }),
   ...rows("tr", { operands: "text", textOnly: true }),
@@ -210,9 +259,14 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
   // Development tools: their operands are project names, scripts and paths in the workspace.
   ...rows("npm pnpm yarn bun deno tsc tsx ts-node vitest jest mocha eslint prettier dprint biome turbo nx", {}),
   ...rows(
-    "changeset lerna vite webpack esbuild rollup tsup swc babel cmake ninja meson cargo rustc rustup rustfmt",
+    "changeset lerna vite webpack esbuild rollup tsup swc babel cmake ninja meson rustc rustup rustfmt",
     {}
   ),
+  // `cargo --config 'target.….runner="CMD"'`: a runner, linker or wrapper set there runs
+  ["cargo", {
+    options: { short: "ZpjF", long: ["--config", "--manifest-path", "--package", "--jobs", "--features", "--target"] },
+    configs: [["--config"], /(?:^|\.)(?:runner|linker|rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc|ar)\s*=/]
+  }],
   ["go", { runsArgs: ["-toolexec", "-exec"] }],
   ...rows("gcc g++ cc clang clang++", { runsArgs: ["-wrapper"] }),
   ...rows("gofmt pip pip3 uv poetry pipenv pdm hatch pytest mypy ruff black flake8 isort pylint tox nox", {}),
@@ -223,6 +277,33 @@ export const PROGRAMS: ReadonlyMap<string, ProgramSpec> = new Map<string, Progra
   ...rows("gh twine aws gcloud gsutil az rclone s3cmd openssl sleep", {}),
   // Python modules run with `python -m` (the module is then the program).
   ...rows("venv json.tool unittest build ensurepip py_compile compileall timeit cProfile doctest http.server", {})
+])
+
+/**
+ * `cmake -E COMMAND …`: the portable file operations and command runners, as the program each one
+ * is (`cmake -E rm -rf /` is `rm -rf /`, `cmake -E env X=1 CMD` is `env X=1 CMD`). The others
+ * (`cmake -E echo`, `capabilities`, `sha256sum`) stay `cmake`.
+ *
+ * @internal
+ */
+export const CMAKE_COMMANDS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["rm", ["rm"]],
+  ["remove", ["rm", "-f"]],
+  ["remove_directory", ["rm", "-r", "-f"]],
+  ["env", ["env"]],
+  ["chdir", ["env", "-C"]],
+  ["copy", ["cp"]],
+  ["copy_directory", ["cp", "-r"]],
+  ["copy_if_different", ["cp"]],
+  ["rename", ["mv"]],
+  ["make_directory", ["mkdir", "-p"]],
+  ["touch", ["touch"]],
+  ["touch_nocreate", ["touch", "-c"]],
+  ["create_symlink", ["ln", "-s"]],
+  ["create_hardlink", ["ln"]],
+  ["tar", ["tar"]],
+  ["cat", ["cat"]],
+  ["time", ["time"]]
 ])
 
 /** Programs that take a command to run (wrappers): their own options, then the wrapped argv. @internal */
@@ -246,6 +327,10 @@ export interface WrapperSpec {
   readonly program?: string
   /** Options whose value is a file the wrapper reads (`xargs -a FILE`). */
   readonly reads?: ReadonlyArray<string>
+  /** Options whose value is the directory the command runs in (`env -C DIR`). */
+  readonly chdir?: ReadonlyArray<string>
+  /** Options whose value is replaced by what stdin holds (`xargs -I {}`): words holding it are unknown. */
+  readonly replace?: ReadonlyArray<string>
 }
 
 const wrap = (short: string, long: ReadonlyArray<string>, extra: Omit<WrapperSpec, "options"> = {}): WrapperSpec => ({
@@ -273,7 +358,7 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ["doas", wrap("uC", [], { privilege: true })],
   ["pkexec", wrap("", ["--user"], { privilege: true })],
   ["chroot", wrap("", ["--userspec", "--groups"], { skip: 1, privilege: true })],
-  ["env", wrap("uCSa", ["--unset", "--chdir", "--split-string", "--argv0"])],
+  ["env", wrap("uCSa", ["--unset", "--chdir", "--split-string", "--argv0"], { chdir: ["-C", "--chdir"] })],
   ["timeout", wrap("sk", ["--signal", "--kill-after"], { skip: 1 })],
   ["nice", wrap("n", ["--adjustment"])],
   [
@@ -306,7 +391,7 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
       "--process-slot-var",
       "--eof",
       "--replace"
-    ], { stdinArgs: true, reads: ["-a", "--arg-file"] })
+    ], { stdinArgs: true, reads: ["-a", "--arg-file"], replace: ["-I", "-i", "--replace"] })
   ],
   ["watch", wrap("nd", ["--interval", "--differences"], { joinsRest: true })],
   ["taskset", wrap("", [], { skip: 1, noCommand: ["-p", "--pid"] })],
@@ -446,6 +531,40 @@ export const RUNNER_GLOBALS: ReadonlyMap<string, OptionSpec> = new Map<string, O
   ["poetry", { short: "C", long: ["--directory", "--project"] }],
   ["tox", { short: "ec", long: ["--conf", "--root", "--workdir"] }]
 ])
+
+/** The subcommands that run a project's files (`null`: every invocation), and those files. @internal */
+export type ProjectFiles = readonly [ReadonlySet<string> | null, ReadonlyArray<string>]
+
+/**
+ * The files a project tool reads and runs from its directory, by program and the subcommands
+ * that run them (`null`: every invocation): a command that writes one and then runs the tool
+ * (`printf … > Makefile && make`) runs what it wrote, and a tool run in a directory outside the
+ * workspace (`cd /elsewhere && npm test`) runs that directory's code.
+ *
+ * @internal
+ */
+export const PROJECT_FILES: ReadonlyMap<string, ProjectFiles> = new Map<string, ProjectFiles>(
+  [
+    ...["npm", "pnpm", "yarn", "bun"].map((name) =>
+      [name, [
+        new Set(["run", "run-script", "test", "t", "start", "install", "i", "ci", "add", "rebuild", "restart", "stop"]),
+        ["package.json"]
+      ]] as [string, ProjectFiles]
+    ),
+    ["make", [null, ["Makefile", "makefile", "GNUmakefile"]]],
+    ["pytest", [null, ["conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]]],
+    ["tox", [null, ["tox.ini"]]],
+    ["nox", [null, ["noxfile.py"]]],
+    ["cargo", [new Set(["build", "b", "run", "r", "test", "t", "bench", "check", "c", "install"]), ["build.rs"]]],
+    ["rake", [null, ["Rakefile"]]],
+    ["just", [null, ["justfile", "Justfile"]]],
+    ["gradle", [null, ["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"]]],
+    ["mvn", [null, ["pom.xml"]]],
+    ["cmake", [null, ["CMakeLists.txt"]]],
+    ["ninja", [null, ["build.ninja"]]],
+    ["composer", [new Set(["run", "run-script", "install", "update", "test"]), ["composer.json"]]]
+  ]
+)
 
 /** Shells: how each spells "run this script" (`-c`, PowerShell's `-Command`). @internal */
 export interface ShellSpec {

@@ -186,24 +186,35 @@ export const analyzeInterpreter = (
       segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })
     }
   }
-  if (code !== undefined) {
+  // a module loaded from a `data:` URL (`node --import data:…`, `php -d auto_prepend_file=data:…`) is inline code
+  const loaded = others.find((o) => o.value !== null && /(?:^|=)['"]?data:/i.test(o.value.text))
+  if (code !== undefined || loaded !== undefined) {
     // `-pe CODE`: the value the option parser saw may be the rest of the cluster.
-    const text = code.value !== null && /^[a-z]$/.test(code.value.text)
+    const value = code?.value ?? loaded?.value ?? null
+    const text = code !== undefined && value !== null && /^[a-z]$/.test(value.text)
       ? args[rest]?.text ?? ""
-      : code.value?.text ?? ""
-    segment.canonical = [name, spec.canonical, text, ...shown].join(" ")
-    segment.checks.push({ action: "shell", resource: segment.canonical })
-    if (code.value !== null && !code.value.resolved) guard(segment, "unresolved-command", code.value.text)
+      : value?.text ?? ""
+    inlineCode(segment, name, spec, text, shown, depth, nested)
+    if (value !== null && !value.resolved) guard(segment, "unresolved-command", value.text)
     return
   }
   const module = spec.module === undefined ? undefined : options.find((o) => o.name === spec.module)
+  // the interpreter's options end at `-m MODULE`: the rest is the module's argv
+  const moduleArgs = module?.value == null
+    ? []
+    : args.slice(args.findIndex((a) => a === module.value || a.text.endsWith(`m${module.value!.text}`)) + 1)
+  if (module?.value?.text === "timeit") {
+    // `python3 -m timeit STMT…` runs its statements (and its `-s SETUP`)
+    inlineCode(segment, name, spec, moduleArgs.map((a) => a.text).join("\n"), shown, depth, nested)
+    return
+  }
   if (module !== undefined && module.value !== null) {
     if (!module.value.resolved) {
       segment.canonical = joinArgv(name, args)
       guard(segment, "unresolved-command", module.value.text)
       return
     }
-    nested.argv([module.value, ...args.slice(rest)], depth)
+    nested.argv([module.value, ...moduleArgs], depth)
     return
   }
   const file = args[rest]
@@ -224,6 +235,69 @@ export const analyzeInterpreter = (
   }
   segment.checks.push({ action: "shell", resource: segment.canonical })
   executes(analyzer, segment, file.text)
+}
+
+/**
+ * Inline program text: the canonical form the level rules match (`python3 -c CODE`), and every
+ * string literal in it read as a command, speculatively (`os.system("git push -f …")` still
+ * denies at a level that lets inline code run).
+ */
+const inlineCode = (
+  segment: Segment,
+  name: string,
+  spec: InterpreterSpec,
+  text: string,
+  shown: ReadonlyArray<string>,
+  depth: number,
+  nested: Nested
+): void => {
+  segment.canonical = [name, spec.canonical, text, ...shown].join(" ")
+  segment.checks.push({ action: "shell", resource: segment.canonical })
+  for (const literal of stringLiterals(text)) nested.speculative(literal, depth + 1)
+}
+
+const MAX_LITERALS = 64
+
+/** The contents of the quoted strings in program text (`'…'`, `"…"`, `` `…` ``), bounded. @internal */
+export const stringLiterals = (text: string): Array<string> => {
+  const out: Array<string> = []
+  const literal = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g
+  for (const m of text.matchAll(literal)) {
+    // the language's own escapes of quotes and backslashes undone (`"rm \"x\""`)
+    const body = (m[1] ?? m[2] ?? m[3] ?? "").replace(/\\(["'`\\])/g, "$1").trim()
+    if (body.length > 1 && /\s/.test(body)) out.push(body)
+    if (out.length >= MAX_LITERALS) break
+  }
+  return out
+}
+
+const EDITORS = new Set(["vim", "vi", "nvim", "view", "ex", "gvim", "vimdiff"])
+
+/**
+ * An editor in Ex mode (`ex`, `vim -e`, `vim -es`) reads its commands from stdin when stdin is
+ * not a terminal: a pipe or heredoc is program text (`!cmd` lines run shell commands, read as
+ * commands speculatively when the text is literal).
+ *
+ * @internal
+ */
+export const analyzeExMode = (
+  segment: Segment,
+  name: string,
+  args: ReadonlyArray<Word>,
+  command: SimpleCommand,
+  depth: number,
+  nested: Nested
+): void => {
+  if (!EDITORS.has(name)) return
+  const exMode = name === "ex" ||
+    args.some((a) => a.resolved && /^-[a-zA-Z]*[eE]/.test(a.text) && !a.text.startsWith("--"))
+  const text = command.heredoc ?? command.stdinText ?? null
+  if (!exMode || (text === null && !command.stdinPiped)) return
+  guard(segment, "code-from-stdin", segment.canonical)
+  for (const line of (text ?? "").split("\n")) {
+    const bang = /^\s*:?\s*(?:[0-9,.$%]*)!(.+)$/.exec(line)
+    if (bang !== null) nested.speculative(bang[1]!, depth + 1)
+  }
 }
 
 /** `su [-] [user] -c CMD`, `runuser -u user -- CMD`. @internal */

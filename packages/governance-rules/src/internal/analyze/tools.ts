@@ -9,6 +9,7 @@
 import type { Word } from "../shellSyntax.js"
 import { type Analyzer, guard, isFlag, joinArgv, type Segment } from "./model.js"
 import { addPath } from "./paths.js"
+import type { ProgramSpec } from "./programs.js"
 
 const VALUED_GLOBALS: Record<string, ReadonlySet<string>> = {
   npm: new Set(["-w", "--workspace", "--prefix", "-C", "--registry", "--userconfig", "--cache", "--loglevel", "--otp"]),
@@ -42,6 +43,16 @@ export const subcommandFirst = (name: string, args: ReadonlyArray<Word>): Readon
   if (i === 0 || i >= args.length) return args
   return [args[i]!, ...args.slice(i + 1), ...args.slice(0, i)]
 }
+
+/** `docker run|create|exec` (and `container run|…`): the operands are the image and the container's argv. @internal */
+export const runsContainer = (name: string, args: ReadonlyArray<Word>): boolean => {
+  if (name !== "docker" && name !== "podman") return false
+  const sub = args[0]?.text === "container" ? args[1]?.text : args[0]?.text
+  return sub === "run" || sub === "create" || sub === "exec"
+}
+
+/** How a container run's operands are read: text (`docker run img ls /w` lists `/w` in the container). @internal */
+export const CONTAINER_ARGV: ProgramSpec = { operands: "text" }
 
 const HOST_NAMESPACES = /^--(?:pid|net|network|ipc|uts|userns|cgroupns)=host$/
 

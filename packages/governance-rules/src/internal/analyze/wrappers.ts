@@ -23,6 +23,10 @@ export interface Unwrapped {
   readonly noCommand: boolean
   /** Files the wrapper itself reads (`xargs -a FILE`). */
   readonly reads: ReadonlyArray<Word>
+  /** The string replaced by each line of stdin (`xargs -I {}`), if any. */
+  readonly placeholder: string | null
+  /** The directory the command runs in (`env -C DIR`), if the wrapper moves it. */
+  readonly chdir: Word | null
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=|^BASH_FUNC_[^=]*=/
@@ -78,6 +82,9 @@ export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word
   }
   const noCommand = options.some((o) => spec.noCommand?.includes(o.name) === true)
   const reads = options.flatMap((o) => spec.reads?.includes(o.name) === true && o.value !== null ? [o.value] : [])
+  const chdir = options.filter((o) => spec.chdir?.includes(o.name) === true).pop()?.value ?? null
+  const replace = options.filter((o) => spec.replace?.includes(o.name) === true).pop()
+  const placeholder = replace === undefined ? null : replace.value?.text || "{}"
   if (spec.scriptOnly) argv = []
   const joins = spec.joinsRest === true && !(name === "watch" && flags.some((f) => f === "-x" || f === "--exec"))
   if (joins && argv.length > 0 && scripts.length === 0) {
@@ -89,5 +96,5 @@ export const unwrap = (name: string, spec: WrapperSpec, args: ReadonlyArray<Word
     scripts.push({ text: line, resolved: split.every((w) => w.resolved) && argv.every((w) => w.resolved) })
     argv = []
   }
-  return { argv, scripts, flags, assignments, noCommand, reads }
+  return { argv, scripts, flags, assignments, noCommand, reads, chdir, placeholder }
 }
