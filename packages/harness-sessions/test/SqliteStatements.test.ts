@@ -13,6 +13,9 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Event from "../src/Event.js"
+import * as EventStore from "../src/EventStore.js"
+import * as FrozenJson from "../src/internal/frozenJson.js"
 
 // better-sqlite3 ships no types; only its prototype's `prepare` is needed here.
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as {
@@ -113,4 +116,19 @@ describe("SQLite statements", () => {
         assert.strictEqual(error._tag, "SqlError")
       }
     }).pipe(Effect.provide(client())))
+
+  it.effect("the SQL store keeps frozen event data as it is and hands back a copy of any other", () =>
+    Effect.gen(function*() {
+      const store = yield* EventStore.EventStore
+      yield* store.create("s", {})
+      const frozen = Event.make("r", "note", { lines: ["a"] })
+      const plain = { ...frozen, data: { lines: ["b"] } }
+      const [kept, copied] = yield* store.commit("s", { events: [frozen, plain] })
+      assert.isTrue(FrozenJson.isImmutable(frozen.data))
+      assert.strictEqual(kept?.data, frozen.data)
+      assert.notStrictEqual(copied?.data, plain.data)
+      assert.deepStrictEqual(copied?.data, { lines: ["b"] })
+      const read = yield* store.read("s")
+      assert.deepStrictEqual(read.map((e) => e.data), [{ lines: ["a"] }, { lines: ["b"] }])
+    }).pipe(Effect.provide(EventStore.layerSql.pipe(Layer.provide(client())))))
 })
