@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Event from "../Event.js"
 import type * as EventStore from "../EventStore.js"
 import { HarnessError } from "../HarnessError.js"
+import * as FrozenJson from "./frozenJson.js"
 import * as Reconnect from "./reconnect.js"
 import * as Rows from "./rows.js"
 import type * as SqlLease from "./sqlLease.js"
@@ -126,7 +127,11 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
         yield* sql`INSERT INTO harness_steps ${sql.insert(stepRows)}`
       }
       if (commit.revision !== undefined) yield* revise(sql, id, commit.revision)
-      const events = commit.events.map((e, i) => Rows.written(id, first + i, at, e, JSON.parse(data[i]!)))
+      // Frozen data (built by `Event.redact`) cannot change and is kept as it is; other data is
+      // read back from the JSON just written, as a copy the caller cannot reach.
+      const events = commit.events.map((e, i) =>
+        Rows.written(id, first + i, at, e, FrozenJson.isImmutable(e.data) ? e.data : JSON.parse(data[i]!))
+      )
       written = { first, data, events }
       return events
     })
