@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as Autonomy from "@steward/governance-rules/Autonomy"
@@ -50,7 +51,10 @@ const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string;
       Effect.map(ScriptFile.read(file), (text) => ScriptedModel.layerFromText(text, offsets, file))
     )
   }
-  return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(FetchHttpClient.layer))
+  // The model's client speaks `node:http`: Node's `fetch` compiles its whole HTTP stack (undici,
+  // HTTP/2) on its first call, which was most of the time before a session's first model call
+  // (ADR 0009). Tools keep `fetch` (redirects, web semantics).
+  return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(NodeHttpClient.layer))
 }
 
 /** The reflex engine of the state directory, its module loaded only when a verb needs it. */
