@@ -57,9 +57,13 @@ const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string;
   return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(NodeHttpClient.layer))
 }
 
-/** The reflex engine of the state directory, its module loaded only when a verb needs it. */
+/**
+ * The reflex engine of the state directory, its module loaded only when a verb needs it: the
+ * engine's own module, not the reflex area's command tree (its verbs, renderers and HTML report are
+ * not needed before a session's first model call; ADR 0009).
+ */
 const reflexEngine = (stateDir: Option.Option<string>) =>
-  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../reflex/index.js")), (m) => m.engineLayer(stateDir)))
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../reflex/engine.js")), (m) => m.engineLayer(stateDir)))
 
 /** Open the state directory and run `body` with the sessions service for the session's model. */
 const withSessions = <A, E, R>(
