@@ -11,10 +11,20 @@
 // own, and every row gets the other bundle's CPU median and the ratio of the two. Interleaving
 // is what makes the ratio fair on a shared machine: both bundles see the same load.
 //
+// Then "session run → first model call" (issue 38: ≤ 2× `node -e 0` in the same run): the time from
+// spawning `steward session run --model openai:…` to the moment its first model request reaches
+// the model. The probe is a real HTTP endpoint, not a hook inside the CLI: a local server on
+// 127.0.0.1 that the CLI reaches through OPENAI_BASE_URL (the provider's own configuration), so
+// the figure includes everything a real session pays before its first call — the command's
+// modules, the state directory and its migrations, the provider's client and the HTTP stack. The
+// server timestamps the request's arrival and the process is killed there (what follows is the
+// model's time, not start-up). Runs alternate with `node -e 0` (spawn to exit), run by run.
+//
 // Never exits non-zero for a missed target or a failed command (benchmarks are not gates: the row
 // says FAILED); exits 2 only when a bundle is missing.
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -152,4 +162,85 @@ for (let row = 0; row < bundles[0].length; row++) {
     ` ${failure ?? verdict(limit, wall, cpu, rss)}`
   )
 }
+await firstModelCall()
 fs.rmSync(state, { recursive: true, force: true })
+
+/** Spawn to exit of `node -e 0`, or spawn to the first request at the probe server (then killed). */
+async function firstModelCall() {
+  let arrived
+  const server = http.createServer((request, response) => {
+    arrived?.()
+    request.resume()
+    response.writeHead(503, { "content-type": "application/json" })
+    response.end("{}")
+  })
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const env = {
+    ...process.env,
+    OPENAI_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`,
+    OPENAI_API_KEY: "startup-bench"
+  }
+  const timed = (args, untilRequest) =>
+    new Promise((resolve) => {
+      const start = process.hrtime.bigint()
+      const elapsed = () => Number(process.hrtime.bigint() - start) / 1e9
+      const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] })
+      let stderr = ""
+      child.stderr.on("data", (chunk) => void (stderr += chunk))
+      let settled = false
+      const settle = (value) => {
+        if (settled) return
+        settled = true
+        arrived = undefined
+        resolve(value)
+      }
+      if (untilRequest) {
+        arrived = () => {
+          settle({ seconds: elapsed() })
+          child.kill("SIGKILL")
+        }
+      }
+      child.on("exit", (code) =>
+        settle(
+          untilRequest
+            ? { seconds: NaN, failure: `FAILED (exit ${code}, no model call): ${stderr.trim().slice(0, 200)}` }
+            : { seconds: elapsed() }
+        ))
+    })
+  const sessionRun = (bundle, name) => {
+    const dir = fs.mkdtempSync(path.join(state, `first-call-${name}-`))
+    return () => [
+      bundle,
+      "session",
+      "run",
+      "--state-dir",
+      dir,
+      "--model",
+      "openai:gpt-4o-mini",
+      "--workspace",
+      fs.mkdtempSync(path.join(dir, "ws-")),
+      "--json",
+      "Say hello"
+    ]
+  }
+  const runners = [sessionRun(bin, "this"), ...(against === undefined ? [] : [sessionRun(against, "other")])]
+  const node = []
+  const calls = runners.map(() => [])
+  for (let i = 0; i < runs; i++) {
+    node.push(await timed(["-e", "0"], false))
+    const order = i % 2 === 0 ? runners.map((_, b) => b) : runners.map((_, b) => b).reverse()
+    for (const b of order) calls[b].push(await timed(runners[b](), true))
+  }
+  server.close()
+  const floor = median(node.map((s) => s.seconds))
+  console.log(`\nsession run → first model call (probe: local OpenAI-compatible server), ${runs} runs interleaved`)
+  console.log("node -e 0".padEnd(24), `${floor.toFixed(3)} s`.padStart(12), "   reference")
+  calls.forEach((samples, b) => {
+    const failure = samples.find((s) => s.failure !== undefined)?.failure
+    const seconds = median(samples.map((s) => s.seconds))
+    const ratio = seconds / floor
+    const name = b === 0 ? "session run → 1st call" : "other bundle → 1st call"
+    const verdict = failure ?? (ratio <= 2 ? "ok (≤ 2× node -e 0)" : "MISS (target ≤ 2× node -e 0)")
+    console.log(name.padEnd(24), `${seconds.toFixed(3)} s`.padStart(12), `${ratio.toFixed(1)}×`.padStart(7), ` ${verdict}`)
+  })
+}

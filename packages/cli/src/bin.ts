@@ -12,6 +12,16 @@
 // No static import: a hook call (on every tool call of an agent CLI) loads its lean entry and
 // nothing of the command tree's (ADR 0006).
 const cli = async () => {
+  // Node ≥ 22.1 keeps the compiled bundle on disk between runs (`module.enableCompileCache`), so a
+  // command compiles its chunks once, not on every start (ADR 0009). Node 20 has no such API: the
+  // feature is detected and its absence, or any failure, changes nothing. NODE_DISABLE_COMPILE_CACHE
+  // turns it off (Node's own switch).
+  const { default: nodeModule } = await import("node:module")
+  try {
+    ;(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+  } catch {
+    // a cache that cannot be written only costs the compile it would have saved
+  }
   const StopSignals = await import("./internal/stopSignals.js")
   const v8 = await import("node:v8")
   // `--json` before any `--`: decides how an interruption is reported (Main.wantsJson, read here

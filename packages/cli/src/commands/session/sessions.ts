@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as Autonomy from "@steward/governance-rules/Autonomy"
@@ -50,12 +51,19 @@ const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string;
       Effect.map(ScriptFile.read(file), (text) => ScriptedModel.layerFromText(text, offsets, file))
     )
   }
-  return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(FetchHttpClient.layer))
+  // The model's client speaks `node:http`: Node's `fetch` compiles its whole HTTP stack (undici,
+  // HTTP/2) on its first call, which was most of the time before a session's first model call
+  // (ADR 0009). Tools keep `fetch` (redirects, web semantics).
+  return Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(spec)), Layer.provide(NodeHttpClient.layer))
 }
 
-/** The reflex engine of the state directory, its module loaded only when a verb needs it. */
+/**
+ * The reflex engine of the state directory, its module loaded only when a verb needs it: the
+ * engine's own module, not the reflex area's command tree (its verbs, renderers and HTML report are
+ * not needed before a session's first model call; ADR 0009).
+ */
 const reflexEngine = (stateDir: Option.Option<string>) =>
-  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../reflex/index.js")), (m) => m.engineLayer(stateDir)))
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../reflex/engine.js")), (m) => m.engineLayer(stateDir)))
 
 /** Open the state directory and run `body` with the sessions service for the session's model. */
 const withSessions = <A, E, R>(
