@@ -71,6 +71,15 @@ describe("corpus report (issue 32 item 4)", () => {
               )
             }
             detail.push(`--- ${name}, sandbox ${boundary}`, ...wrong)
+            // every ask and deny cites what decided it: its effect and a reason a person can read
+            for (const d of decided) {
+              const decision = boundary === "off" ? d.gate : d.placed
+              if (decision.decision === "allow") continue
+              const { citation } = decision
+              if (citation.effect !== decision.decision || citation.reason.trim() === "") {
+                over.push(`${name} sandbox ${boundary}: ${JSON.stringify(d.case.input).slice(0, 80)} lacks a citation`)
+              }
+            }
             const [maxMiss, maxNag] = CEILING[name][boundary]
             if (miss > maxMiss || nag > maxNag) {
               over.push(`${name} sandbox ${boundary}: FN ${miss} (≤ ${maxMiss}), FP ${nag} (≤ ${maxNag})`)
