@@ -16,24 +16,33 @@ const table = (rows: ReadonlyArray<readonly [string, unknown]>): string =>
   `<table>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(show(v))}</td></tr>`).join("")}</table>`
 
 /**
+ * The eight metrics as labelled rows (M1–M8, with M2's baseline and M6b), in the order every
+ * dashboard shows them.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const metricRows = (metrics: Metrics.MetricsReport): ReadonlyArray<readonly [string, unknown]> => [
+  ["M1 auditor accuracy %", metrics.auditor_accuracy_pct],
+  ["M2 fix durability %", metrics.fix_durability_pct],
+  ["M2 baseline %", metrics.fix_durability_baseline_pct],
+  ["M3 reopen rate %", metrics.reopen_rate_pct],
+  ["M4 human interventions", metrics.human_interventions.total],
+  ["M5 false-closure rate %", metrics.false_closure_rate_pct],
+  ["M6 seconds per accepted finding", metrics.cost_per_accepted_finding.seconds_per_accepted_finding],
+  ["M6b tokens per canonical transition", metrics.tokens.per_canonical_transition],
+  ["M7 coverage completeness %", metrics.coverage_completeness_pct],
+  ["M8 recovery after kill %", metrics.recovery_after_kill_pct]
+]
+
+/**
  * Render the page.
  *
  * @since 0.1.0
  * @category rendering
  */
 export const render = (status: Metrics.StatusReport, metrics: Metrics.MetricsReport): string => {
-  const rates: ReadonlyArray<readonly [string, unknown]> = [
-    ["M1 auditor accuracy %", metrics.auditor_accuracy_pct],
-    ["M2 fix durability %", metrics.fix_durability_pct],
-    ["M2 baseline %", metrics.fix_durability_baseline_pct],
-    ["M3 reopen rate %", metrics.reopen_rate_pct],
-    ["M4 human interventions", metrics.human_interventions.total],
-    ["M5 false-closure rate %", metrics.false_closure_rate_pct],
-    ["M6 seconds per accepted finding", metrics.cost_per_accepted_finding.seconds_per_accepted_finding],
-    ["M6b tokens per canonical transition", metrics.tokens.per_canonical_transition],
-    ["M7 coverage completeness %", metrics.coverage_completeness_pct],
-    ["M8 recovery after kill %", metrics.recovery_after_kill_pct]
-  ]
+  const rates = metricRows(metrics)
   return [
     "<!doctype html>",
     "<html lang=\"en\"><head><meta charset=\"utf-8\">",

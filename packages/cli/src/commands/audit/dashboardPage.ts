@@ -5,6 +5,7 @@
  * the passes, and the eight metrics.
  * @internal
  */
+import * as Dashboard from "@steward/audit-state/Dashboard"
 import type * as Metrics from "@steward/audit-state/Metrics"
 import type * as State from "@steward/audit-state/State"
 import * as Vocabulary from "@steward/audit-state/Vocabulary"
@@ -88,18 +89,7 @@ export const render = (
   findings: ReadonlyArray<State.Finding>,
   step: NextStep
 ): string => {
-  const rates: ReadonlyArray<readonly [string, unknown]> = [
-    ["M1 auditor accuracy %", metrics.auditor_accuracy_pct],
-    ["M2 fix durability %", metrics.fix_durability_pct],
-    ["M2 baseline %", metrics.fix_durability_baseline_pct],
-    ["M3 reopen rate %", metrics.reopen_rate_pct],
-    ["M4 human interventions", metrics.human_interventions.total],
-    ["M5 false-closure rate %", metrics.false_closure_rate_pct],
-    ["M6 seconds per accepted finding", metrics.cost_per_accepted_finding.seconds_per_accepted_finding],
-    ["M6b tokens per canonical transition", metrics.tokens.per_canonical_transition],
-    ["M7 coverage completeness %", metrics.coverage_completeness_pct],
-    ["M8 recovery after kill %", metrics.recovery_after_kill_pct]
-  ]
+  const rates = Dashboard.metricRows(metrics)
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
