@@ -12,7 +12,7 @@ const DONE = "All tests pass; the PR is merged."
 const engine = (config: ReflexConfig.ReflexConfig = ReflexConfig.defaults) =>
   Reflexes.layer({ config }).pipe(Layer.provideMerge(ReflexLedger.layerMemory))
 
-/** A session id whose first run is (or is not) in the one-in-ten hold-back of the unfinished head. */
+/** A session id whose first run is (or is not) in the one-in-ten hold-back of the stopped_short head. */
 const sessionId = (held: boolean, prefix: string): string => {
   for (let i = 0;; i++) {
     const id = `${prefix}${i}`

@@ -97,7 +97,7 @@ describe("certification", () => {
 // The fit kernel alone, against the previous kernel (same inputs, same heads: ADR 0450).
 const window = labeled.slice(0, 1500)
 describe("fit", () => {
-  bench("fit the unfinished head on 1,500 labeled turns (600 iterations)", () => {
+  bench("fit the stopped_short head on 1,500 labeled turns (600 iterations)", () => {
     Learning.fit(prior, window)
   }, { iterations: 10, time: 0 })
   bench("same fit with the previous kernel (test/fitReference.ts)", () => {
