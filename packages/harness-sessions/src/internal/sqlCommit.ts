@@ -6,8 +6,9 @@
  * before anything is tried again: a commit that landed is never written twice, one that did not
  * is written again, and one that cannot be read back stays a typed failure — never a retry.
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -33,7 +34,7 @@ const isSqlError = (u: unknown): u is SqlError.SqlError =>
 export const transaction = (sql: SqlClient.SqlClient) =>
 <A, E, R>(
   body: Effect.Effect<A, E | SqlError.SqlError, R>
-): Effect.Effect<A, E | SqlError.SqlError | CommitUnknown, R> =>
+): Effect.Effect<A, E | SqlError.SqlError | CommitUnknown, Exclude<R, SqlClient.TransactionConnection>> =>
   Effect.suspend(() => {
     let first: SqlError.SqlError | undefined
     let finished = false
@@ -41,6 +42,8 @@ export const transaction = (sql: SqlClient.SqlClient) =>
       Effect.tapError((error) => Effect.sync(() => void (isSqlError(error) ? (first ??= error) : undefined))),
       Effect.tap(() => Effect.sync(() => void (finished = true))),
       sql.withTransaction,
+      // `withTransaction` provides its connection (`onConnection`) to the body.
+      (self) => self as Effect.Effect<A, E | SqlError.SqlError, Exclude<R, SqlClient.TransactionConnection>>,
       Effect.catchAllDefect((defect) => {
         if (first !== undefined) return Effect.fail(first)
         if (!isSqlError(defect)) return Effect.die(defect)
@@ -48,6 +51,24 @@ export const transaction = (sql: SqlClient.SqlClient) =>
       })
     )
   })
+
+/**
+ * `body` with a runner of statements on the transaction's own connection: each statement compiled
+ * by the client (its dialect's placeholders and names) and executed directly, without the
+ * per-statement span, scope and connection lookup of a client statement (issue 38: those cost
+ * more than SQLite executing it). Rows come back untransformed, as the store's SQL names them.
+ * Only inside `transaction`, which provides the connection.
+ */
+const onConnection = <A, E, R>(
+  body: (
+    run: (statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<any>, SqlError.SqlError>
+  ) => Effect.Effect<A, E, R>
+) =>
+  Effect.flatMap(SqlClient.TransactionConnection, ([connection]) =>
+    body((statement) => {
+      const [text, params] = statement.compile()
+      return connection.execute(text, params, undefined)
+    }))
 
 // Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
 const BATCH = 500
@@ -84,57 +105,61 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
   const once = Effect.suspend(() => {
     let written: Written | undefined
     let renewed: number | undefined
-    const body = Effect.gen(function*() {
-      const at = commit.at ?? (yield* deps.now)
-      const { owner } = commit
-      const now = yield* deps.now
-      // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
-      // Renewed a moment ago, it is checked by the UPDATE below instead (ADR 0567).
-      const fenced = owner !== undefined && deps.renewals.fresh(id, owner, now)
-      if (owner !== undefined && !fenced) {
-        yield* deps.renewLease(id, owner, now, false)
-        renewed = now
-      }
-      const fence = fenced
-        ? sql`AND EXISTS (SELECT 1 FROM harness_leases WHERE session = ${id} AND owner = ${owner.id})`
-        : sql``
-      const bumped = yield* (commit.meta === undefined
-        ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
-        : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
-          json(commit.meta)
-        } WHERE id = ${id} ${fence} RETURNING last_seq`)
-      const last = bumped[0]?.["last_seq"]
-      if (typeof last !== "number") {
-        // Not fenced, or the lease is still this writer's (the renewal says which): no session.
-        if (fenced) yield* deps.renewLease(id, owner, now, false)
-        return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
-      }
-      const first = last - n + 1
-      const rows = commit.events.map((e, i) => ({
-        session: id,
-        seq: first + i,
-        at,
-        run: e.run,
-        type: e.type,
-        data: data[i]!
-      }))
-      for (let i = 0; i < rows.length; i += BATCH) {
-        yield* sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`
-      }
-      const steps = stepsOf(commit)
-      if (steps.length > 0) {
-        const stepRows = steps.map((s) => ({ session: id, run: s.run, idx: s.index, result: json(s.result) }))
-        yield* sql`INSERT INTO harness_steps ${sql.insert(stepRows)}`
-      }
-      if (commit.revision !== undefined) yield* revise(sql, id, commit.revision)
-      // Frozen data (built by `Event.redact`) cannot change and is kept as it is; other data is
-      // read back from the JSON just written, as a copy the caller cannot reach.
-      const events = commit.events.map((e, i) =>
-        Rows.written(id, first + i, at, e, FrozenJson.isImmutable(e.data) ? e.data : JSON.parse(data[i]!))
-      )
-      written = { first, data, events }
-      return events
-    })
+    const body = onConnection((run) =>
+      Effect.gen(function*() {
+        const at = commit.at ?? (yield* deps.now)
+        const { owner } = commit
+        const now = yield* deps.now
+        // The lease first: the writer lock is taken by this write, and a lost lease writes nothing.
+        // Renewed a moment ago, it is checked by the UPDATE below instead (ADR 0567).
+        const fenced = owner !== undefined && deps.renewals.fresh(id, owner, now)
+        if (owner !== undefined && !fenced) {
+          yield* deps.renewLease(id, owner, now, false)
+          renewed = now
+        }
+        const fence = fenced
+          ? sql`AND EXISTS (SELECT 1 FROM harness_leases WHERE session = ${id} AND owner = ${owner.id})`
+          : sql``
+        const bumped = yield* run(
+          commit.meta === undefined
+            ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
+            : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+              json(commit.meta)
+            } WHERE id = ${id} ${fence} RETURNING last_seq`
+        )
+        const last = bumped[0]?.["last_seq"]
+        if (typeof last !== "number") {
+          // Not fenced, or the lease is still this writer's (the renewal says which): no session.
+          if (fenced) yield* deps.renewLease(id, owner, now, false)
+          return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
+        }
+        const first = last - n + 1
+        const rows = commit.events.map((e, i) => ({
+          session: id,
+          seq: first + i,
+          at,
+          run: e.run,
+          type: e.type,
+          data: data[i]!
+        }))
+        for (let i = 0; i < rows.length; i += BATCH) {
+          yield* run(sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`)
+        }
+        const steps = stepsOf(commit)
+        if (steps.length > 0) {
+          const stepRows = steps.map((s) => ({ session: id, run: s.run, idx: s.index, result: json(s.result) }))
+          yield* run(sql`INSERT INTO harness_steps ${sql.insert(stepRows)}`)
+        }
+        if (commit.revision !== undefined) yield* revise(sql, id, commit.revision)
+        // Frozen data (built by `Event.redact`) cannot change and is kept as it is; other data is
+        // read back from the JSON just written, as a copy the caller cannot reach.
+        const events = commit.events.map((e, i) =>
+          Rows.written(id, first + i, at, e, FrozenJson.isImmutable(e.data) ? e.data : JSON.parse(data[i]!))
+        )
+        written = { first, data, events }
+        return events
+      })
+    )
     return transaction(sql)(body).pipe(
       Effect.catchTag("CommitUnknown", ({ error }) =>
         written === undefined || !Reconnect.isConnectionLoss(error)
