@@ -141,7 +141,8 @@ export const redact = (value: unknown): unknown => {
       seen.delete(v)
     }
   }
-  return go(value, 0)
+  const out = go(value, 0)
+  return typeof out === "object" && out !== null ? FrozenJson.seal(out) : out
 }
 
 /**

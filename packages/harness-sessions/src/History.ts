@@ -18,6 +18,7 @@ import { createHash, type Hash } from "node:crypto"
 import type * as Event from "./Event.js"
 import type * as EventStore from "./EventStore.js"
 import { HarnessError } from "./HarnessError.js"
+import * as FrozenJson from "./internal/frozenJson.js"
 
 /**
  * The transition organism: one input cell whose record is echoed (the program every revision
@@ -77,8 +78,11 @@ export interface TransitionRecord {
   readonly last_receipt: string
 }
 
+// `JSON.stringify([seq, at, run, type, data])`, with the data's text computed once (`FrozenJson.text`).
 const line = (seq: number, at: number, run: string | null, type: string, data: unknown): string =>
-  `${JSON.stringify([seq, at, run, type, data])}\n`
+  `[${JSON.stringify(seq)},${JSON.stringify(at)},${JSON.stringify(run)},${JSON.stringify(type)},${
+    FrozenJson.text(data) ?? "null"
+  }]\n`
 
 /**
  * The chain head a session's writer keeps: the last revision, its receipt digest, and a running

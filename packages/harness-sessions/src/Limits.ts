@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as FrozenJson from "./internal/frozenJson.js"
 
 /**
  * The limits (each optional; `resolve` applies the defaults).
@@ -109,7 +110,7 @@ export const cutStrings = (value: unknown, max: number = defaults.maxText): unkn
  */
 export const jsonSize = (value: unknown): number | undefined => {
   try {
-    return JSON.stringify(value ?? null)?.length
+    return FrozenJson.text(value)?.length
   } catch {
     return undefined
   }

@@ -17,8 +17,11 @@ interface Session {
   readonly createdAt: number
   meta: unknown
   readonly events: Array<SessionEvent>
-  /** Step results by run, then by step index. */
-  readonly steps: Map<string, Map<number, unknown>>
+  /**
+   * Step results by run, then by step index, as JSON text (as the SQL store keeps them): one
+   * `JSON.stringify` per step instead of a clone, and every read gets its own copy.
+   */
+  readonly steps: Map<string, Map<number, string>>
   readonly revisions: Array<EventStore.Revision>
   lease: EventStore.Lease | undefined
 }
@@ -105,8 +108,8 @@ export const make = Effect.gen(function*() {
         const written = commit.events.map((e, i) => Rows.written(id, s.events.length + i + 1, at, e, clone(e.data)))
         s.events.push(...written)
         for (const step of steps) {
-          const ofRun = s.steps.get(step.run) ?? new Map<number, unknown>()
-          ofRun.set(step.index, clone(step.result))
+          const ofRun = s.steps.get(step.run) ?? new Map<number, string>()
+          ofRun.set(step.index, JSON.stringify(step.result ?? null))
           s.steps.set(step.run, ofRun)
         }
         if (commit.revision !== undefined) {
@@ -127,11 +130,15 @@ export const make = Effect.gen(function*() {
           : s.events.slice(from).filter((e) => types.has(e.type))
         return options.limit === undefined ? events : events.slice(0, options.limit)
       }),
-    steps: (id, run) => Effect.map(find(id), (s) => new Map(s.steps.get(run) ?? [])),
+    steps: (id, run) =>
+      Effect.map(
+        find(id),
+        (s) => new Map([...s.steps.get(run) ?? []].map(([index, text]) => [index, JSON.parse(text) as unknown]))
+      ),
     step: (id, run, index) =>
       Effect.map(find(id), (s) => {
-        const ofRun = s.steps.get(run)
-        return ofRun?.has(index) === true ? Option.some(ofRun.get(index)) : Option.none()
+        const text = s.steps.get(run)?.get(index)
+        return text === undefined ? Option.none() : Option.some(JSON.parse(text) as unknown)
       }),
     revisions: (id) => Effect.map(find(id), (s) => [...s.revisions]),
     acquire: leased(true),

@@ -101,7 +101,7 @@ interface Written {
 export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) => {
   const { sql } = deps
   const n = commit.events.length
-  const data = commit.events.map((e) => json(e.data))
+  const data = commit.events.map((e) => FrozenJson.text(e.data) ?? "null")
   const once = Effect.suspend(() => {
     let written: Written | undefined
     let renewed: number | undefined
