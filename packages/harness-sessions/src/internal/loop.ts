@@ -22,6 +22,7 @@ import * as Messages from "./messages.js"
 import * as RawResponse from "./rawResponse.js"
 import * as RunState from "./runState.js"
 import { continuation, type Ctx, flush, settle, type Settled, step } from "./step.js"
+import * as Tracing from "./tracing.js"
 import * as TurnEnd from "./turnEnd.js"
 
 import { type Call, toolCall } from "./toolRound.js"
@@ -156,7 +157,8 @@ const aborted = (ctx: Ctx) => ctx.abort === undefined ? Effect.succeed(false) : 
 export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
   loop(ctx, state).pipe(
     // A run that fails between steps still stores what it deferred (the model's last reply).
-    Effect.tapError(() => Effect.ignore(flush(ctx, state)))
+    Effect.tapError(() => Effect.ignore(flush(ctx, state))),
+    Tracing.unlessHostTraces
   )
 
 const loop = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
