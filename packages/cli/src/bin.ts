@@ -9,6 +9,8 @@
  *
  * @since 0.1.0
  */
+import type { Program } from "./internal/codeCache.js"
+
 // No static import: a hook call (on every tool call of an agent CLI) loads its lean entry and
 // nothing of the command tree's (ADR 0006).
 const cli = async () => {
@@ -60,7 +62,7 @@ const cli = async () => {
   delete process.env["STEWARD_CWD"]
   if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
 
-  const { start } = await import("./internal/startup.js")
+  const { start } = await program()
 
   // One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
   // after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set once the
@@ -69,6 +71,17 @@ const cli = async () => {
   // command). Hosts embedding the libraries keep V8's defaults.
   v8.setFlagsFromString("--liftoff-only")
   stopper.run(() => start(process.argv))
+}
+
+/**
+ * The program: the built CLI's one CommonJS file through the V8 code cache (`dist/program.cjs`,
+ * ADR 0010), or its ES modules when there is no such file (run from source).
+ */
+async function program(): Promise<Program> {
+  const { fileURLToPath } = await import("node:url")
+  const { existsSync } = await import("node:fs")
+  const file = fileURLToPath(new URL("./program.cjs", import.meta.url))
+  return existsSync(file) ? (await import("./internal/codeCache.js")).load(file) : import("./internal/startup.js")
 }
 
 if (process.argv[2] === "hook") {
