@@ -5,7 +5,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 // The built CLI runs its program from `dist/program.cjs` through a V8 code cache in the user's
-// cache directory (ADR 0010). These run the built bundle (`.ci/run` builds before the tests).
+// cache directory, one per verb, and its ES modules when no cache can be used (ADR 0010). These run
+// the built bundle (`.ci/run` builds before the tests): with the cache cold, warm, and off (the ES
+// modules), every byte of every answer the same.
 
 const dist = path.resolve(import.meta.dirname, "..", "dist")
 const bin = path.join(dist, "bin.js")
@@ -35,7 +37,8 @@ const place = (file: string) => {
   return hash.toString(16).padStart(8, "0")
 }
 const prefix = () => `program-${place(path.join(dist, "program.cjs"))}-`
-const cacheName = () => `${prefix()}${digest().slice(0, 32)}-${process.version}-${process.arch}.v8cache`
+const cacheName = (verb: string) =>
+  `${prefix()}${verb}-${digest().slice(0, 32)}-${process.version}-${process.arch}.v8cache`
 
 // a help page, a refused verb (exit 2), the shell grammar (web-tree-sitter, required from the
 // bundle), a settled scripted session
@@ -65,14 +68,16 @@ const stable = (text: string) =>
   text.replace(/s\d{8}-\d{6}-[0-9a-f]{4}/g, "SESSION").replace(/\d+(\.\d+)? ?m?s\b/g, "T")
 
 describe.skipIf(skip)("the program through the V8 code cache", () => {
-  it("the first run writes the cache, later runs read it, and every run answers as without it", () => {
+  it("a verb's first run writes its cache, later runs read it, and every run answers as without it", () => {
     const s = scratch()
     const env = { XDG_CACHE_HOME: s.cache }
-    let written: number | undefined
-    for (const args of commands(s)) {
+    const verbs = ["session", "session-lst", "policy-check", "session-run"]
+    const written = new Map<string, number>()
+    for (const [i, args] of commands(s).entries()) {
       const without = steward(args, { ...env, NODE_DISABLE_COMPILE_CACHE: "1" }, s.root)
       const first = steward(args, env, s.root)
-      written ??= fs.statSync(path.join(s.steward, cacheName())).ino
+      const file = path.join(s.steward, cacheName(verbs[i]!))
+      written.set(file, fs.statSync(file).ino)
       const second = steward(args, env, s.root)
       for (const run of [first, second]) {
         assert.strictEqual(run.status, without.status, args.join(" "))
@@ -80,22 +85,24 @@ describe.skipIf(skip)("the program through the V8 code cache", () => {
         assert.strictEqual(stable(run.stderr), stable(without.stderr), args.join(" "))
       }
     }
-    assert.deepStrictEqual(fs.readdirSync(s.steward), [cacheName()])
-    // written once (a new file replaces a rejected cache): V8 accepted it on every later run
-    assert.strictEqual(fs.statSync(path.join(s.steward, cacheName())).ino, written)
+    assert.deepStrictEqual(fs.readdirSync(s.steward).sort(), verbs.map(cacheName).sort())
+    // each written once (a new file replaces a rejected cache): V8 accepted it on the later run
+    for (const [file, ino] of written) {
+      assert.strictEqual(fs.statSync(file).ino, ino, file)
+      assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+      assert.isAbove(fs.statSync(file).size, 0)
+    }
     assert.strictEqual(fs.statSync(s.steward).mode & 0o777, 0o700)
-    assert.strictEqual(fs.statSync(path.join(s.steward, cacheName())).mode & 0o777, 0o600)
-    assert.isAbove(fs.statSync(path.join(s.steward, cacheName())).size, 0)
   })
 
-  it("NODE_DISABLE_COMPILE_CACHE writes nothing", () => {
+  it("NODE_DISABLE_COMPILE_CACHE writes nothing (the ES modules run)", () => {
     const s = scratch()
     const run = steward(["--help"], { XDG_CACHE_HOME: s.cache, NODE_DISABLE_COMPILE_CACHE: "1" }, s.root)
     assert.strictEqual(run.status, 0)
     assert.isFalse(fs.existsSync(s.steward))
   })
 
-  it("a directory others can write is not used: V8 checks a cache's length, not its content", () => {
+  it("a directory others can write is not used (the ES modules run): V8 checks a cache's length, not its content", () => {
     const s = scratch()
     fs.mkdirSync(s.steward, { recursive: true })
     fs.chmodSync(s.steward, 0o777)
@@ -107,17 +114,21 @@ describe.skipIf(skip)("the program through the V8 code cache", () => {
   it("a damaged cache is rejected and replaced; an earlier build's cache is removed, another install's kept", () => {
     const s = scratch()
     fs.mkdirSync(s.steward, { recursive: true, mode: 0o700 })
-    const stale = `${prefix()}${"0".repeat(32)}-${process.version}-${process.arch}.v8cache`
-    const elsewhere = `program-${place("/elsewhere/dist/program.cjs")}-${
-      digest().slice(0, 32)
-    }-${process.version}-${process.arch}.v8cache`
+    const tail = `${digest().slice(0, 32)}-${process.version}-${process.arch}.v8cache`
+    const stale = `${prefix()}policy-check-${"0".repeat(32)}-${process.version}-${process.arch}.v8cache`
+    const elsewhere = `program-${place("/elsewhere/dist/program.cjs")}-session-lst-${tail}`
+    const otherVerb = cacheName("doctor")
     fs.writeFileSync(path.join(s.steward, stale), "old", { mode: 0o600 })
     fs.writeFileSync(path.join(s.steward, elsewhere), "other install", { mode: 0o600 })
-    fs.writeFileSync(path.join(s.steward, cacheName()), Buffer.alloc(4096, 7), { mode: 0o600 })
+    fs.writeFileSync(path.join(s.steward, otherVerb), "another verb's", { mode: 0o600 })
+    fs.writeFileSync(path.join(s.steward, cacheName("session-lst")), Buffer.alloc(4096, 7), { mode: 0o600 })
     const expected = steward(["session", "lst"], { NODE_DISABLE_COMPILE_CACHE: "1" }, s.root)
     const run = steward(["session", "lst"], { XDG_CACHE_HOME: s.cache }, s.root)
     assert.deepStrictEqual(run, expected)
-    assert.deepStrictEqual(fs.readdirSync(s.steward).sort(), [cacheName(), elsewhere].sort())
-    assert.notDeepEqual(fs.readFileSync(path.join(s.steward, cacheName())), Buffer.alloc(4096, 7))
+    assert.deepStrictEqual(
+      fs.readdirSync(s.steward).sort(),
+      [cacheName("session-lst"), elsewhere, otherVerb].sort()
+    )
+    assert.notDeepEqual(fs.readFileSync(path.join(s.steward, cacheName("session-lst"))), Buffer.alloc(4096, 7))
   })
 })
