@@ -14,14 +14,45 @@ const bin = path.join(dist, "bin.js")
 const built = fs.existsSync(path.join(dist, "program.cjs"))
 const skip = built ? false : `the CLI is not built (${dist}/program.cjs); build first`
 
-const steward = (args: ReadonlyArray<string>, env: Record<string, string | undefined>, cwd: string) => {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: undefined, ...env },
-    encoding: "utf8"
-  })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+// Preloaded into each run: records in STEWARD_TEST_COMPILED whether the process compiled
+// `program.cjs` (the bundle through the cache) or not (the ES modules), without touching its output.
+const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "steward-program-probe-")), "probe.cjs")
+fs.writeFileSync(
+  probe,
+  `const vm = require("node:vm")
+const Script = vm.Script
+vm.Script = class extends Script {
+  constructor(code, options) {
+    super(code, options)
+    if (String(options && options.filename).endsWith("program.cjs")) {
+      require("node:fs").appendFileSync(process.env.STEWARD_TEST_COMPILED, "program.cjs\\n")
+    }
+  }
 }
+require("node:module").syncBuiltinESMExports()
+`
+)
+fs.chmodSync(path.dirname(probe), 0o755)
+
+const steward = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  as: { readonly uid?: number; readonly gid?: number } = {}
+) => {
+  const compiled = path.join(cwd, `compiled-${Math.random().toString(16).slice(2)}`)
+  fs.writeFileSync(compiled, "", { mode: 0o666 })
+  fs.chmodSync(compiled, 0o666)
+  const result = spawnSync(process.execPath, ["-r", probe, bin, ...args], {
+    cwd,
+    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: undefined, STEWARD_TEST_COMPILED: compiled, ...env },
+    encoding: "utf8",
+    ...as
+  })
+  const bundle = fs.readFileSync(compiled, "utf8") !== ""
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, bundle }
+}
+const answer = (run: ReturnType<typeof steward>) => [run.status, run.stdout, run.stderr]
 
 const scratch = () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-program-cache-")))
@@ -79,7 +110,9 @@ describe.skipIf(skip)("the program through the V8 code cache", () => {
       const file = path.join(s.steward, cacheName(verbs[i]!))
       written.set(file, fs.statSync(file).ino)
       const second = steward(args, env, s.root)
+      assert.isFalse(without.bundle)
       for (const run of [first, second]) {
+        assert.isTrue(run.bundle)
         assert.strictEqual(run.status, without.status, args.join(" "))
         assert.strictEqual(stable(run.stdout), stable(without.stdout), args.join(" "))
         assert.strictEqual(stable(run.stderr), stable(without.stderr), args.join(" "))
@@ -99,6 +132,7 @@ describe.skipIf(skip)("the program through the V8 code cache", () => {
     const s = scratch()
     const run = steward(["--help"], { XDG_CACHE_HOME: s.cache, NODE_DISABLE_COMPILE_CACHE: "1" }, s.root)
     assert.strictEqual(run.status, 0)
+    assert.isFalse(run.bundle)
     assert.isFalse(fs.existsSync(s.steward))
   })
 
@@ -108,6 +142,25 @@ describe.skipIf(skip)("the program through the V8 code cache", () => {
     fs.chmodSync(s.steward, 0o777)
     const run = steward(["--help"], { XDG_CACHE_HOME: s.cache }, s.root)
     assert.strictEqual(run.status, 0)
+    assert.isFalse(run.bundle)
+    assert.deepStrictEqual(fs.readdirSync(s.steward), [])
+  })
+
+  it("a cache directory that cannot be written, with no cache in it, is not used (the ES modules run)", () => {
+    const s = scratch()
+    fs.mkdirSync(s.steward, { recursive: true, mode: 0o700 })
+    // root writes through any mode: as root, the run is made as `nobody`, who owns the directory
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    if (as.uid !== undefined) {
+      fs.chmodSync(s.root, 0o755)
+      fs.chownSync(s.steward, as.uid, as.gid)
+    }
+    fs.chmodSync(s.steward, 0o500)
+    const expected = steward(["session", "lst"], { NODE_DISABLE_COMPILE_CACHE: "1" }, s.root, as)
+    const run = steward(["session", "lst"], { XDG_CACHE_HOME: s.cache }, s.root, as)
+    assert.strictEqual(run.status, 2)
+    assert.isFalse(run.bundle)
+    assert.deepStrictEqual(answer(run), answer(expected))
     assert.deepStrictEqual(fs.readdirSync(s.steward), [])
   })
 
@@ -124,7 +177,8 @@ describe.skipIf(skip)("the program through the V8 code cache", () => {
     fs.writeFileSync(path.join(s.steward, cacheName("session-lst")), Buffer.alloc(4096, 7), { mode: 0o600 })
     const expected = steward(["session", "lst"], { NODE_DISABLE_COMPILE_CACHE: "1" }, s.root)
     const run = steward(["session", "lst"], { XDG_CACHE_HOME: s.cache }, s.root)
-    assert.deepStrictEqual(run, expected)
+    assert.isTrue(run.bundle)
+    assert.deepStrictEqual(answer(run), answer(expected))
     assert.deepStrictEqual(
       fs.readdirSync(s.steward).sort(),
       [cacheName("session-lst"), elsewhere, otherVerb].sort()

@@ -121,7 +121,10 @@ export const locate = (
     if (dir === undefined || digest === undefined) return undefined
     const current = `-${digest.slice(0, 32)}-${process.version}-${process.arch}.v8cache`
     const place = placeOf(bundle)
-    return { dir, file: path.join(dir, `program-${place}-${keyOf(args)}${current}`), current, place }
+    const file = path.join(dir, `program-${place}-${keyOf(args)}${current}`)
+    // a cache that is missing and cannot be written would make every run compile the whole file
+    if (!fs.existsSync(file)) fs.accessSync(dir, fs.constants.W_OK)
+    return { dir, file, current, place }
   } catch {
     return undefined
   }
