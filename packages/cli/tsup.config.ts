@@ -1,4 +1,7 @@
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import * as path from "node:path"
 import { build, defineConfig, type Options } from "tsup"
 
 const require = createRequire(import.meta.url)
@@ -54,6 +57,41 @@ const hookEntry: Options = {
   config: false
 }
 
+// The program as one CommonJS file (ADR 0010): what `bin.js` compiles through a V8 code cache on
+// every command but `hook`. Every area is inlined behind esbuild's lazy initialisers (a dynamic
+// `import()` of a bundled module becomes a call), so a command still evaluates only its own
+// modules; `import.meta.url` is the file's own URL, which the loader (`internal/codeCache.ts`)
+// passes to its wrapper. Its SHA-256 goes next to it: it names the
+// cache, so a new build never reads an old build's cache.
+const programEntry: Options = {
+  entry: { program: "src/internal/startup.ts" },
+  format: ["cjs"],
+  outExtension: () => ({ js: ".cjs" }),
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  minifyIdentifiers: true,
+  clean: false,
+  splitting: false,
+  noExternal: [/^@steward\//, /^effect(\/|$)/, /^@effect\//],
+  external: ["better-sqlite3", "web-tree-sitter", "tree-sitter-bash", "yaml"],
+  tsconfig: "tsconfig.build.json",
+  define: { __STEWARD_PACKAGE_VERSIONS__: JSON.stringify(packageVersions), "import.meta.url": "__stewardModuleUrl" },
+  // `vm.Script` has no module loader for `import()` without an experimental option (which warns on
+  // stderr and, on Node 20, is lost when the script comes from the cache): the one external ES
+  // import (web-tree-sitter, which ships CommonJS too) becomes a `require`
+  esbuildOptions: (options) => void (options.supported = { ...options.supported, "dynamic-import": false }),
+  silent: true,
+  config: false,
+  onSuccess: async () => {
+    const file = path.join("dist", "program.cjs")
+    if (/\bimport\(/.test(fs.readFileSync(file, "utf8"))) throw new Error(`${file} holds a dynamic import()`)
+    fs.writeFileSync(`${file}.sha256`, `${crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")}\n`)
+  }
+}
+
 // The CLI is one bundle: workspace libraries and the Effect packages are inlined (Effect ships
 // hundreds of ES modules: resolving and compiling them one by one took most of a command's
 // startup). What loads files of its own at run time stays external: the native better-sqlite3,
@@ -86,5 +124,8 @@ export default defineConfig({
       "import { createRequire as __stewardCreateRequire } from \"node:module\"; const require = __stewardCreateRequire(import.meta.url);"
   },
   define: { __STEWARD_PACKAGE_VERSIONS__: JSON.stringify(packageVersions) },
-  onSuccess: () => build(hookEntry)
+  onSuccess: async () => {
+    await build(hookEntry)
+    await build(programEntry)
+  }
 })

@@ -9,6 +9,8 @@
  *
  * @since 0.1.0
  */
+import type { Program } from "./internal/codeCache.js"
+
 // No static import: a hook call (on every tool call of an agent CLI) loads its lean entry and
 // nothing of the command tree's (ADR 0006).
 const cli = async () => {
@@ -60,15 +62,37 @@ const cli = async () => {
   delete process.env["STEWARD_CWD"]
   if (callerCwd !== undefined && callerCwd !== "" && callerCwd !== process.cwd()) process.chdir(callerCwd)
 
-  const { start } = await import("./internal/startup.js")
-
   // One-shot process: WebAssembly (the shell grammar) stays at V8's baseline tier. Optimizing it
-  // after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set once the
-  // program's modules are loaded and before the grammar compiles (on its first parse): a flag changed
-  // earlier made Node reject its built-in modules' code cache and compile them again (about 8 ms per
-  // command). Hosts embedding the libraries keep V8's defaults.
-  v8.setFlagsFromString("--liftoff-only")
+  // after the first parse cost more than the whole rest of `policy check` (ADR 0004). Set before the
+  // grammar compiles (on its first parse). From source, once the program's modules are loaded: a
+  // flag changed earlier made Node reject its built-in modules' code cache (about 8 ms per
+  // command). From the bundle, before it compiles: its own code cache, written when the command
+  // ends, must be made under the flags it is read with (ADR 0010). Hosts embedding the libraries
+  // keep V8's defaults.
+  const { start } = await program(() => v8.setFlagsFromString("--liftoff-only"))
   stopper.run(() => start(process.argv))
+}
+
+/**
+ * The program: the built CLI's one CommonJS file through the verb's V8 code cache
+ * (`dist/program.cjs`, ADR 0010), or its ES modules when there is no such file (run from source)
+ * or no cache can be used.
+ */
+async function program(liftoffOnly: () => void): Promise<Program> {
+  const { fileURLToPath } = await import("node:url")
+  const { existsSync } = await import("node:fs")
+  const bundle = fileURLToPath(new URL("./program.cjs", import.meta.url))
+  if (existsSync(bundle)) {
+    const CodeCache = await import("./internal/codeCache.js")
+    const location = CodeCache.locate(bundle, process.argv.slice(2))
+    if (location !== undefined) {
+      liftoffOnly()
+      return CodeCache.load(bundle, location)
+    }
+  }
+  const modules = await import("./internal/startup.js")
+  liftoffOnly()
+  return modules
 }
 
 if (process.argv[2] === "hook") {

@@ -96,6 +96,20 @@ describe("start-up: areas load what their cheap verbs use", () => {
     assert.deepStrictEqual(packages.filter((p) => p.startsWith("@effect/platform/Command")), [])
   })
 
+  // A provider package's index brings its tokenizer (`gpt-tokenizer`, `@anthropic-ai/tokenizer`):
+  // about half of what loading the package cost a session before its first model call (ADR 0010).
+  // The wire modules the session loads on demand name the two modules a model layer needs.
+  it("a session's model client loads the provider's client and model modules, not its index or tokenizer", () => {
+    for (const [wire, pkg] of [["openai", "@effect/ai-openai"], ["anthropic", "@effect/ai-anthropic"]] as const) {
+      const dir = path.join(packagesDir, "harness-sessions/src/internal/wire")
+      assert.include(fs.readFileSync(path.join(dir, `${wire}.ts`), "utf8"), `import("./${wire}Model.js")`)
+      const { packages } = walk(path.relative(src, path.join(dir, `${wire}Model.ts`)), true)
+      const provider = packages.filter((p) => p.startsWith(pkg)).sort()
+      assert.strictEqual(provider.length, 2, wire)
+      assert.isTrue(provider.every((p) => /\/(OpenAi|Anthropic)(Client|LanguageModel)$/.test(p)), provider.join(", "))
+    }
+  })
+
   // A module namespace that escapes as a value (`export * as X`, or `import { X }` of a barrel's
   // `export * as X`) keeps every export of X in the bundle and builds a getter for each when its
   // chunk loads: `effect/Effect` re-exported that way grew every command's start-up (ADR 0004).

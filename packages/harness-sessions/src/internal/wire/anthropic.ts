@@ -6,20 +6,17 @@
  */
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 
 /** @internal */
 export const defaultBaseUrl = "https://api.anthropic.com"
 
 /** @internal */
-export const load = () => import("@effect/ai-anthropic")
+export const load = () => import("./anthropicModel.js")
 
 /** @internal */
 export const layer = (
   mod: Awaited<ReturnType<typeof load>>,
   options: { readonly model: string; readonly apiKey: Redacted.Redacted; readonly baseUrl: string }
-): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
-  mod.AnthropicLanguageModel.layer({ model: options.model }).pipe(
-    Layer.provide(mod.AnthropicClient.layer({ apiKey: options.apiKey, apiUrl: options.baseUrl }))
-  )
+): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> => mod.layer(options)
