@@ -67,6 +67,31 @@ export const follow = (
     )
   )
 
+// Drive a run in a fiber the stream owns and follow the run it starts (its id arrives through
+// `started`, fixed under the lease before the run's first commit).
+const driven = (
+  session: string,
+  poll: number | undefined,
+  start: (
+    sessions: Session.Sessions["Type"],
+    started: Deferred.Deferred<string>
+  ) => Effect.Effect<unknown, HarnessError>
+): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const sessions = yield* Session.Sessions
+    const store = yield* EventStore.EventStore
+    // Every event the drive commits comes after this read (it takes the lease later).
+    const { lastSeq } = yield* store.get(session)
+    const started = yield* Deferred.make<string>()
+    const fiber = yield* Effect.forkScoped(start(sessions, started))
+    // Only the drive's failure ends the stream early; its success ends it through the settle event.
+    const failure = Effect.flatMap(Fiber.join(fiber), () => Effect.never)
+    const run = yield* Effect.raceFirst(Deferred.await(started), failure)
+    return follow(session, run, { after: lastSeq, ...(poll === undefined ? {} : { poll }) }).pipe(
+      Stream.interruptWhen(failure)
+    )
+  }))
+
 /**
  * Run a person's request (`Sessions.run`) and stream its events as they are committed, ending with
  * its settle. The run is driven by a fiber the stream owns: a failure of the run fails the stream
@@ -81,19 +106,39 @@ export const run = (
   session: string,
   prompt: string,
   options: Omit<Session.RunOptions, "started"> & { readonly poll?: number } = {}
-): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
-    const sessions = yield* Session.Sessions
-    const store = yield* EventStore.EventStore
-    // Every event of the new run is committed after this read (the run takes the lease later).
-    const { lastSeq } = yield* store.get(session)
-    const started = yield* Deferred.make<string>()
-    const { poll, ...runOptions } = options
-    const fiber = yield* Effect.forkScoped(sessions.run(session, prompt, { ...runOptions, started }))
-    // Only the run's failure ends the stream early; its success ends it through the settle event.
-    const failure = Effect.flatMap(Fiber.join(fiber), () => Effect.never)
-    const id = yield* Effect.raceFirst(Deferred.await(started), failure)
-    return follow(session, id, { after: lastSeq, ...(poll === undefined ? {} : { poll }) }).pipe(
-      Stream.interruptWhen(failure)
-    )
-  }))
+): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> => {
+  const { poll, ...runOptions } = options
+  return driven(session, poll, (sessions, started) => sessions.run(session, prompt, { ...runOptions, started }))
+}
+
+/**
+ * Re-drive the run a killed process left open (`Sessions.resume`) and stream what it commits from
+ * now on, ending with its settle (its earlier events: `follow` it from `after: 0`). Failures and
+ * interruption as for `run`; `RUN_NOT_FOUND` when no run is open.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
+export const resume = (
+  session: string,
+  options: { readonly abort?: Deferred.Deferred<void>; readonly poll?: number } = {}
+): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> => {
+  const { poll, ...resumeOptions } = options
+  return driven(session, poll, (sessions, started) => sessions.resume(session, { ...resumeOptions, started }))
+}
+
+/**
+ * Approve a call refused for want of an answer (`Sessions.approve`) and stream the run that runs
+ * it, ending with its settle. Failures and interruption as for `run`.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
+export const approve = (
+  session: string,
+  callId: string,
+  options: { readonly remember?: boolean; readonly by?: string; readonly poll?: number } = {}
+): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> => {
+  const { poll, ...approveOptions } = options
+  return driven(session, poll, (sessions, started) => sessions.approve(session, callId, { ...approveOptions, started }))
+}

@@ -208,13 +208,13 @@ export class Sessions extends Context.Tag("@steward/harness-sessions/Sessions")<
   /** Re-drive the run a killed process left open, reusing its stored steps. */
   readonly resume: (
     session: string,
-    options?: { readonly abort?: Deferred.Deferred<void> }
+    options?: { readonly abort?: Deferred.Deferred<void>; readonly started?: Deferred.Deferred<string> }
   ) => Effect.Effect<RunOutcome, HarnessError>
   /** A person approves a refused call: it runs in a new run (and, with `remember`, a scoped rule is saved). */
   readonly approve: (
     session: string,
     callId: string,
-    options?: { readonly remember?: boolean; readonly by?: string }
+    options?: { readonly remember?: boolean; readonly by?: string; readonly started?: Deferred.Deferred<string> }
   ) => Effect.Effect<ApproveOutcome, HarnessError>
   readonly show: (session: string) => Effect.Effect<SessionView, HarnessError>
   readonly list: Effect.Effect<ReadonlyArray<SessionView>, HarnessError>

@@ -98,7 +98,7 @@ describe("RunStream.run", () => {
       assert.strictEqual(missing.code, "SESSION_NOT_FOUND")
     }).pipe(Effect.provide(layer(script({ text: "Done." })))))
 
-  it.scoped("interrupting the stream interrupts the run; it stays open for resume", () =>
+  it.scoped("interrupting the stream interrupts the run; it stays open, and RunStream.resume streams its re-drive", () =>
     Effect.gen(function*() {
       const g = yield* gates
       return yield* Effect.gen(function*() {
@@ -111,8 +111,43 @@ describe("RunStream.run", () => {
         const view = yield* sessions.show(id)
         assert.strictEqual(view.runs.length, 1)
         assert.isNull(view.runs[0]!.status)
+        // Re-driven as a stream: only what the resume commits, ending with the settle.
+        const { lastSeq } = yield* Effect.flatMap(EventStore.EventStore, (store) => store.get(id))
+        const resumed = Chunk.toReadonlyArray(yield* Stream.runCollect(RunStream.resume(id)))
+        assert.isTrue(resumed.every((e) => e.seq > lastSeq && e.run === `${id}.r1`))
+        assert.strictEqual(resumed.at(-1)?.type, "run.settle")
+        assert.deepStrictEqual(
+          resumed.map((e) => e.seq),
+          (yield* stored(id, `${id}.r1`)).filter((seq) => seq > lastSeq)
+        )
+        const none = yield* RunStream.resume(id).pipe(Stream.runDrain, Effect.flip)
+        assert.strictEqual(none.code, "RUN_NOT_FOUND")
       }).pipe(Effect.provide(layer(turns, { tools: [gated(g.entered, g.release, g.interrupted)] })))
     }))
+})
+
+describe("RunStream.approve", () => {
+  it.scoped("approving a refused call streams the run that runs it, to its settle", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
+      yield* sessions.run(id, "Say hi in the shell")
+      const { pending } = yield* sessions.show(id)
+      const events = Chunk.toReadonlyArray(
+        yield* Stream.runCollect(RunStream.approve(id, pending[0]!.callId, { by: "alice" }))
+      )
+      assert.strictEqual(events[0]?.type, "run.start")
+      assert.strictEqual((events[0]?.data as any).trigger, "approval")
+      assert.include((events.find((e) => e.type === "tool.result")?.data as any).output, "11")
+      assert.strictEqual(events.at(-1)?.type, "run.settle")
+      assert.deepStrictEqual(events.map((e) => e.seq), yield* stored(id, `${id}.r2`))
+      const gone = yield* RunStream.approve(id, pending[0]!.callId).pipe(Stream.runDrain, Effect.flip)
+      assert.strictEqual(gone.code, "INVALID_INPUT")
+    }).pipe(Effect.provide(layer(script(
+      { toolCalls: [{ name: "shell", input: { command: "node -e \"console.log(11)\"" } }] },
+      { text: "The shell call needs approval." },
+      { text: "It printed 11." }
+    )))))
 })
 
 describe("RunStream.follow", () => {
