@@ -37,7 +37,7 @@ import * as ShellParser from "@steward/governance-rules/ShellParser"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import type * as Deferred from "effect/Deferred"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -136,6 +136,11 @@ export interface RunOptions {
   readonly parent?: string
   /** Completing it stops the run between steps (`interrupted{aborted}`). */
   readonly abort?: Deferred.Deferred<void>
+  /**
+   * Completed with the run's id once it is fixed: under the session's lease, before the run's
+   * first commit (what `RunStream.run` follows).
+   */
+  readonly started?: Deferred.Deferred<string>
 }
 
 /**
@@ -203,13 +208,13 @@ export class Sessions extends Context.Tag("@steward/harness-sessions/Sessions")<
   /** Re-drive the run a killed process left open, reusing its stored steps. */
   readonly resume: (
     session: string,
-    options?: { readonly abort?: Deferred.Deferred<void> }
+    options?: { readonly abort?: Deferred.Deferred<void>; readonly started?: Deferred.Deferred<string> }
   ) => Effect.Effect<RunOutcome, HarnessError>
   /** A person approves a refused call: it runs in a new run (and, with `remember`, a scoped rule is saved). */
   readonly approve: (
     session: string,
     callId: string,
-    options?: { readonly remember?: boolean; readonly by?: string }
+    options?: { readonly remember?: boolean; readonly by?: string; readonly started?: Deferred.Deferred<string> }
   ) => Effect.Effect<ApproveOutcome, HarnessError>
   readonly show: (session: string) => Effect.Effect<SessionView, HarnessError>
   readonly list: Effect.Effect<ReadonlyArray<SessionView>, HarnessError>
@@ -335,7 +340,9 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
               yield* reflexes.value.reply(prompt, snapshot.meta.lastSubject).pipe(Effect.ignore)
             }
             const input: RunInput = { prompt, trigger: "person", goal, plan: runOptions.plan === true, approved: null }
-            return yield* execute(id, nextRun(id, snapshot.events), input, runOptions.abort, null, snapshot)
+            const run = nextRun(id, snapshot.events)
+            if (runOptions.started !== undefined) yield* Deferred.succeed(runOptions.started, run)
+            return yield* execute(id, run, input, runOptions.abort, null, snapshot)
           })
         )
       }),

@@ -78,6 +78,27 @@ export * as Session from "./Session.js"
 export * as SessionViews from "./SessionViews.js"
 
 /**
+ * A run as an Effect `Stream` of its events as they are committed, ending with its settle.
+ *
+ * @since 0.1.0
+ */
+export * as RunStream from "./RunStream.js"
+
+/**
+ * A session's events as transcript lines (what the CLI prints), pure functions of an event.
+ *
+ * @since 0.1.0
+ */
+export * as TranscriptText from "./TranscriptText.js"
+
+/**
+ * An event as one NDJSON line, and back.
+ *
+ * @since 0.1.0
+ */
+export * as EventJson from "./EventJson.js"
+
+/**
  * Replayable run history: settles and continuations as managed transitions, and `verify`.
  *
  * @since 0.1.0

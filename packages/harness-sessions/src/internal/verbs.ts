@@ -3,7 +3,7 @@
  * `approve` (a refused call, in a new run) — over the session runner.
  */
 import type * as Rule from "@steward/governance-rules/Rule"
-import type * as Deferred from "effect/Deferred"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Event from "../Event.js"
 import type * as Goal from "../Goal.js"
@@ -29,7 +29,7 @@ export const rememberScope = (action: string, resource: string): string =>
 export const resume = (runner: Runner) =>
   Effect.fn("Session.resume")(function*(
     id: string,
-    resumeOptions: { readonly abort?: Deferred.Deferred<void> }
+    resumeOptions: { readonly abort?: Deferred.Deferred<void>; readonly started?: Deferred.Deferred<string> }
   ) {
     const snapshot = yield* runner.load(id)
     const open = Transcript.runs(snapshot.events).filter((r) => r.status === null).at(-1)
@@ -44,6 +44,7 @@ export const resume = (runner: Runner) =>
       plan: s["plan"] === true,
       approved: (s["approved"] ?? null) as RunInput["approved"]
     }
+    if (resumeOptions.started !== undefined) yield* Deferred.succeed(resumeOptions.started, open.run)
     return yield* runner.execute(id, open.run, input, resumeOptions.abort, null, snapshot)
   })
 
@@ -52,7 +53,7 @@ export const approve = (runner: Runner) =>
   Effect.fn("Session.approve")(function*(
     id: string,
     callId: string,
-    approveOptions: { readonly remember?: boolean; readonly by?: string }
+    approveOptions: { readonly remember?: boolean; readonly by?: string; readonly started?: Deferred.Deferred<string> }
   ) {
     const snapshot = yield* runner.settleDangling(id)
     const { events, meta } = snapshot
@@ -87,6 +88,8 @@ export const approve = (runner: Runner) =>
         ...(rule === null ? {} : { remembered: rule.id })
       }
     }
-    const outcome = yield* runner.execute(id, nextRun(id, events), input, undefined, rule, snapshot)
+    const run = nextRun(id, events)
+    if (approveOptions.started !== undefined) yield* Deferred.succeed(approveOptions.started, run)
+    const outcome = yield* runner.execute(id, run, input, undefined, rule, snapshot)
     return { ...outcome, callId, remembered: rule }
   })
