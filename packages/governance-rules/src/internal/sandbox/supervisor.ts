@@ -1,0 +1,111 @@
+/**
+ * The supervisor of a persistent sandbox: a small Perl program (Perl is part of every Debian base
+ * system; a host without it runs each command in its own bubblewrap), bubblewrap's only child and
+ * PID 1 of the sandbox, that starts each command Steward sends it. It keeps `CAP_SYS_ADMIN` and
+ * `CAP_SETPCAP` (nothing else) so that every command gets, as per-command bubblewrap gave it:
+ *
+ * - its own PID namespace: a first child unshares one, its child is that namespace's init and
+ *   dies if the first one does; when the command ends or is killed the kernel kills everything it
+ *   left (setsid, nohup, double forks), and it cannot name — so cannot signal — the supervisor;
+ * - its own session and process group, no capability at all and `no_new_privs`, before its own
+ *   program runs; holding capabilities the commands lack also keeps them from ptracing the
+ *   supervisor or opening its descriptors through `/proc/1/fd` (the kernel's ptrace check);
+ * - the environment and directory Steward names; stdin from a file, stdout and stderr into FIFOs
+ *   that Steward reads (in a directory bound read-only, so a command cannot replace them).
+ *
+ * A request is a file of NUL-separated fields (`cwd stdin envc env… argv…`) and its id on the
+ * supervisor's stdin; answers go to its stdout, one line each: `ready`, `started ID`,
+ * `exited ID STATUS` (128 + the signal when one ended the command). One command at a time. The
+ * system calls are made by number (Perl's core has no binding for them): x86-64 and arm64 only.
+ *
+ * @internal
+ */
+
+/** Where the I/O directory appears inside the sandbox. @internal */
+export const IO_DIR = "/run/steward/io"
+
+// unshare, prctl, capset
+const SYSCALLS: Partial<Record<NodeJS.Architecture, readonly [number, number, number]>> = {
+  x64: [272, 157, 126],
+  arm64: [97, 167, 91]
+}
+
+/** Whether the supervisor knows this architecture's system call numbers. @internal */
+export const supported = (): boolean => SYSCALLS[process.arch] !== undefined
+
+const SCRIPT = String.raw`
+use strict; use POSIX ();
+my ($UNSHARE, $PRCTL, $CAPSET, $IO) = @ARGV;
+my $status = sub { my $s = shift; ($s & 127) ? 128 + ($s & 127) : $s >> 8 };
+my $fail = sub { print STDERR "steward sandbox: $_[0]\n"; POSIX::_exit($_[1]) };
+$| = 1;
+print "ready\n";
+while (defined(my $id = <STDIN>)) {
+  chomp $id;
+  open(my $fh, "<", "$IO/request") or exit 0;
+  my $raw = do { local $/; <$fh> };
+  close $fh;
+  my @f = split /\x00/, $raw, -1;
+  pop @f;
+  my ($cwd, $input, $n) = @f[0 .. 2];
+  my @env = @f[3 .. 2 + $n];
+  my @argv = @f[3 + $n .. $#f];
+  my $first = fork();
+  if (!defined $first) { print "started $id\nexited $id 126\n"; next }
+  if ($first == 0) {
+    open(STDIN, "<", $input) or POSIX::_exit(126);
+    open(STDOUT, ">", "$IO/out") or POSIX::_exit(126);
+    open(STDERR, ">", "$IO/err") or POSIX::_exit(126);
+    syscall($UNSHARE, 0x20000000) == 0 or $fail->("unshare: $!", 126);
+    my $init = fork();
+    defined $init or $fail->("fork: $!", 126);
+    if ($init == 0) {
+      syscall($PRCTL, 1, 9, 0, 0, 0);
+      POSIX::setsid();
+      chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
+      %ENV = ();
+      for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
+      for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
+      syscall($PRCTL, 47, 4, 0, 0, 0);
+      my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
+      syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
+      syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
+      { no warnings; exec { $argv[0] } @argv; }
+      $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
+    }
+    waitpid($init, 0);
+    POSIX::_exit($status->($?));
+  }
+  print "started $id\n";
+  waitpid($first, 0);
+  print "exited $id " . $status->($?) . "\n";
+}
+`
+
+/** The argv that runs the supervisor (inside the sandbox). @internal */
+export const argv = (perl: string): ReadonlyArray<string> => [
+  perl,
+  "-e",
+  SCRIPT,
+  ...(SYSCALLS[process.arch] ?? []).map(String),
+  IO_DIR
+]
+
+/**
+ * One request: its fields, NUL-separated, go to the `request` file of the I/O directory (bash reads
+ * a regular file in blocks with one `mapfile`, a pipe one byte per call); then its id, on a line, to
+ * the supervisor's stdin. @internal
+ */
+export const encode = (request: {
+  readonly cwd: string
+  readonly stdin: string
+  readonly env: Readonly<Record<string, string>>
+  readonly argv: ReadonlyArray<string>
+}): Buffer => {
+  const env = Object.entries(request.env).map(([name, value]) => `${name}=${value}`)
+  const fields = [request.cwd, request.stdin, String(env.length), ...env, ...request.argv]
+  return Buffer.from(fields.map((field) => `${field}\0`).join(""), "utf8")
+}
+
+/** A field the supervisor cannot carry (a NUL byte ends a field). @internal */
+export const carriable = (values: ReadonlyArray<string>): boolean => values.every((value) => !value.includes("\0"))
