@@ -4,9 +4,11 @@
  * PID 1 of the sandbox, that starts each command Steward sends it. It keeps `CAP_SYS_ADMIN` and
  * `CAP_SETPCAP` (nothing else) so that every command gets, as per-command bubblewrap gave it:
  *
- * - its own PID namespace: a first child unshares one, its child is that namespace's init and
- *   dies if the first one does; when the command ends or is killed the kernel kills everything it
- *   left (setsid, nohup, double forks), and it cannot name — so cannot signal — the supervisor;
+ * - its own PID namespace: a first child unshares one; its child is that namespace's init (a
+ *   reaper that dies if the first one does, the command being its child, PID 2, as under
+ *   bubblewrap's init); when the command ends or is killed the init exits and the kernel kills
+ *   everything left (setsid, nohup, double forks); the command cannot name — so cannot signal —
+ *   the supervisor;
  * - its own session and process group, no capability at all and `no_new_privs`, before its own
  *   program runs; holding capabilities the commands lack also keeps them from ptracing the
  *   supervisor or opening its descriptors through `/proc/1/fd` (the kernel's ptrace check);
@@ -61,17 +63,23 @@ while (defined(my $id = <STDIN>)) {
     defined $init or $fail->("fork: $!", 126);
     if ($init == 0) {
       syscall($PRCTL, 1, 9, 0, 0, 0);
-      POSIX::setsid();
-      chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
-      %ENV = ();
-      for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
-      for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
-      syscall($PRCTL, 47, 4, 0, 0, 0);
-      my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
-      syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
-      syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
-      { no warnings; exec { $argv[0] } @argv; }
-      $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
+      my $command = fork();
+      defined $command or $fail->("fork: $!", 126);
+      if ($command == 0) {
+        POSIX::setsid();
+        chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
+        %ENV = ();
+        for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
+        for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
+        syscall($PRCTL, 47, 4, 0, 0, 0);
+        my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
+        syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
+        syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
+        { no warnings; exec { $argv[0] } @argv; }
+        $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
+      }
+      while ((my $gone = waitpid(-1, 0)) > 0) { POSIX::_exit($status->($?)) if $gone == $command }
+      POSIX::_exit(126);
     }
     waitpid($init, 0);
     POSIX::_exit($status->($?));
