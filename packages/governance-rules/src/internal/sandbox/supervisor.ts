@@ -4,11 +4,11 @@
  * PID 1 of the sandbox, that starts each command Steward sends it. It keeps `CAP_SYS_ADMIN` and
  * `CAP_SETPCAP` (nothing else) so that every command gets, as per-command bubblewrap gave it:
  *
- * - its own PID namespace: a first child unshares one; its child is that namespace's init (a
- *   reaper that dies if the first one does, the command being its child, PID 2, as under
- *   bubblewrap's init); when the command ends or is killed the init exits and the kernel kills
- *   everything left (setsid, nohup, double forks); the command cannot name — so cannot signal —
- *   the supervisor;
+ * - its own PID namespace: the supervisor forks with `clone(CLONE_NEWPID)`; that child is the
+ *   namespace's init (a reaper, the command being its child, PID 2, as under bubblewrap's init);
+ *   when the command ends or the init is killed, the init exits and the kernel kills everything
+ *   left (setsid, nohup, double forks); the command cannot name — so cannot signal — the
+ *   supervisor;
  * - its own session and process group, no capability at all and `no_new_privs`, before its own
  *   program runs; holding capabilities the commands lack also keeps them from ptracing the
  *   supervisor or opening its descriptors through `/proc/1/fd` (the kernel's ptrace check);
@@ -26,10 +26,10 @@
 /** Where the I/O directory appears inside the sandbox. @internal */
 export const IO_DIR = "/run/steward/io"
 
-// unshare, prctl, capset
+// clone, prctl, capset
 const SYSCALLS: Partial<Record<NodeJS.Architecture, readonly [number, number, number]>> = {
-  x64: [272, 157, 126],
-  arm64: [97, 167, 91]
+  x64: [56, 157, 126],
+  arm64: [220, 167, 91]
 }
 
 /** Whether the supervisor knows this architecture's system call numbers. @internal */
@@ -37,9 +37,11 @@ export const supported = (): boolean => SYSCALLS[process.arch] !== undefined
 
 const SCRIPT = String.raw`
 use strict; use POSIX ();
-my ($UNSHARE, $PRCTL, $CAPSET, $IO) = @ARGV;
+my ($CLONE, $PRCTL, $CAPSET, $IO) = @ARGV;
 my $status = sub { my $s = shift; ($s & 127) ? 128 + ($s & 127) : $s >> 8 };
 my $fail = sub { print STDERR "steward sandbox: $_[0]\n"; POSIX::_exit($_[1]) };
+# nothing the host or bubblewrap left open reaches a command (its status descriptor, say)
+POSIX::close($_) for 3 .. 1023;
 $| = 1;
 print "ready\n";
 while (defined(my $id = <STDIN>)) {
@@ -52,40 +54,33 @@ while (defined(my $id = <STDIN>)) {
   my ($cwd, $input, $n) = @f[0 .. 2];
   my @env = @f[3 .. 2 + $n];
   my @argv = @f[3 + $n .. $#f];
-  my $first = fork();
-  if (!defined $first) { print "started $id\nexited $id 126\n"; next }
-  if ($first == 0) {
+  # clone(CLONE_NEWPID | SIGCHLD), a fork whose child is PID 1 of a new PID namespace
+  my $init = syscall($CLONE, 0x20000000 | 17, 0, 0, 0, 0);
+  if ($init < 0) { print "started $id\nexited $id 126\n"; next }
+  if ($init == 0) {
     open(STDIN, "<", $input) or POSIX::_exit(126);
     open(STDOUT, ">", "$IO/out") or POSIX::_exit(126);
     open(STDERR, ">", "$IO/err") or POSIX::_exit(126);
-    syscall($UNSHARE, 0x20000000) == 0 or $fail->("unshare: $!", 126);
-    my $init = fork();
-    defined $init or $fail->("fork: $!", 126);
-    if ($init == 0) {
-      syscall($PRCTL, 1, 9, 0, 0, 0);
-      my $command = fork();
-      defined $command or $fail->("fork: $!", 126);
-      if ($command == 0) {
-        POSIX::setsid();
-        chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
-        %ENV = ();
-        for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
-        for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
-        syscall($PRCTL, 47, 4, 0, 0, 0);
-        my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
-        syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
-        syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
-        { no warnings; exec { $argv[0] } @argv; }
-        $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
-      }
-      while ((my $gone = waitpid(-1, 0)) > 0) { POSIX::_exit($status->($?)) if $gone == $command }
-      POSIX::_exit(126);
+    my $command = fork();
+    defined $command or $fail->("fork: $!", 126);
+    if ($command == 0) {
+      POSIX::setsid();
+      chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
+      %ENV = ();
+      for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
+      for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
+      syscall($PRCTL, 47, 4, 0, 0, 0);
+      my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
+      syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
+      syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
+      { no warnings; exec { $argv[0] } @argv; }
+      $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
     }
-    waitpid($init, 0);
-    POSIX::_exit($status->($?));
+    while ((my $gone = waitpid(-1, 0)) > 0) { POSIX::_exit($status->($?)) if $gone == $command }
+    POSIX::_exit(126);
   }
   print "started $id\n";
-  waitpid($first, 0);
+  waitpid($init, 0);
   print "exited $id " . $status->($?) . "\n";
 }
 `
