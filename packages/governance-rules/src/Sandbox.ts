@@ -171,7 +171,11 @@ export const layerLinux = (options: LinuxOptions = {}): Layer.Layer<Sandbox> =>
   Layer.scoped(
     Sandbox,
     Effect.map(
-      Effect.acquireRelease(Effect.sync(() => Linux.make(options)), (linux) => Effect.promise(linux.close)),
+      Effect.acquireRelease(Effect.sync(() => Linux.make(options)), (linux) =>
+        Effect.suspend(() => {
+          const closing = linux.close()
+          return closing === null ? Effect.void : Effect.promise(() => closing)
+        })),
       (linux) => linux.service
     )
   )

@@ -65,8 +65,8 @@ const insideWorkspace = (profile: Profile, cwd: string | undefined): string | nu
 /** @internal */
 export interface Linux {
   readonly service: Sandbox.Service
-  /** Close every session sandbox (the layer's finalizer). */
-  readonly close: () => Promise<void>
+  /** Close every session sandbox (the layer's finalizer); `null` when none was started. */
+  readonly close: () => Promise<void> | null
 }
 
 /** @internal */

@@ -29,7 +29,8 @@ export interface Sessions {
     cwd: string,
     signal: AbortSignal
   ) => Promise<Sandbox.Completed | null>
-  readonly close: () => Promise<void>
+  /** Close every sandbox; `null` when there is none (nothing to wait for). */
+  readonly close: () => Promise<void> | null
 }
 
 const eligible = (command: Sandbox.Command, cwd: string): boolean =>
@@ -113,11 +114,14 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
         idle(key, sandbox)
       }
     },
-    close: async () => {
+    close: () => {
       closing = true
       const all = [...pool.values()]
       pool.clear()
-      await Promise.all(all.map((p) => p.then((s) => s.close(), () => undefined)))
+      // synchronous when nothing was started (a layer used only for `availability` stays runSync-able)
+      return all.length === 0
+        ? null
+        : Promise.all(all.map((p) => p.then((s) => s.close(), () => undefined))).then(() => undefined)
     }
   }
 }
