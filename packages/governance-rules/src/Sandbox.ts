@@ -5,7 +5,10 @@
  * created) and secrets masked; no network but the sandbox's own loopback, or allowed domains
  * through Steward's filtering proxy; a new PID namespace whose whole tree is killed when the call
  * ends or times out; CPU, memory, process and file-size limits. Where no boundary can be built the
- * service fails with `sandbox-unavailable` — never runs the command unconfined.
+ * service fails with `sandbox-unavailable` — never runs the command unconfined. The commands of
+ * one profile share a persistent sandbox (one bubblewrap; a PID namespace, session and control
+ * groups per command), re-checked before each command and replaced when the workspace's secrets
+ * or protected paths changed (ADR 0217).
  *
  * Public API for hosts (the harness's shell tool, `steward sandbox`, agent-CLI hooks):
  *
