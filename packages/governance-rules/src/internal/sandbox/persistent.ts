@@ -302,19 +302,48 @@ export class Persistent {
     return true
   }
 
+  // The next command's init and control groups, made while the sandbox is idle: the supervisor
+  // sits in the groups only for the fork, so every process of the command is born in them.
+  private prepared: Promise<{ readonly id: string; readonly groups: Array<Cgroup.Group> }> | null = null
+
+  private prepare = async () => {
+    const id = String(++this.count)
+    const groups = Host.groupsFor(this.input.profile, `${this.name}-${id}`)
+    try {
+      for (const group of groups) Cgroup.enter(group, this.supervisor)
+      this.child.stdin!.write(`prepare ${id}\n`)
+      const answer = await this.lines.next()
+      if (answer !== `prepared ${id}`) throw new Error(`the supervisor answered ${answer}`)
+      return { id, groups }
+    } catch (cause) {
+      for (const group of groups) Cgroup.remove(group)
+      throw cause
+    } finally {
+      for (const group of groups) Cgroup.leave(group, this.supervisor)
+    }
+  }
+
+  /** Make the next command's init ahead, unless a command holds the sandbox (it makes its own). */
+  warm = (): void => {
+    if (this.prepared !== null || this.busy || !this.alive) return
+    this.prepared = this.prepare()
+    this.prepared.catch(() => {})
+  }
+
   /** Run one command (after `claim`). */
   run = async (command: Sandbox.Command, cwd: string, signal: AbortSignal): Promise<Sandbox.Completed> => {
     const { profile } = this.input
-    const id = String(++this.count)
     const io = path.join(this.dir, "io")
     const max = command.maxOutputBytes ?? 16 * 1024 * 1024
     let groups: Array<Cgroup.Group> = []
     let out: ReturnType<typeof openFifo> | null = null
     let err: ReturnType<typeof openFifo> | null = null
-    let entered = false
     let clean = false
     try {
-      groups = Host.groupsFor(profile, `${this.name}-${id}`)
+      const prepared = await (this.prepared ?? this.prepare())
+      this.prepared = null
+      const id = prepared.id
+      groups = prepared.groups
       let input = "/dev/null"
       if (command.stdin instanceof Uint8Array || typeof command.stdin === "string") {
         fs.writeFileSync(path.join(io, "in"), command.stdin, { mode: 0o600 })
@@ -331,13 +360,7 @@ export class Persistent {
         argv
       })
       fs.writeFileSync(path.join(io, "request"), request, { mode: 0o600 })
-      for (const group of groups) Cgroup.enter(group, this.supervisor)
-      entered = true
-      this.child.stdin!.write(`${id}\n`)
-      const started = await this.lines.next()
-      if (started !== `started ${id}`) throw new Error(`the supervisor answered ${started}`)
-      for (const group of groups) Cgroup.leave(group, this.supervisor)
-      entered = false
+      this.child.stdin!.write(`run ${id}\n`)
       let timedOut = false
       const kill = () => {
         for (const pid of childrenOf(this.supervisor)) {
@@ -370,6 +393,7 @@ export class Persistent {
       groups = []
       wipe(`/proc/${this.supervisor}/root`)
       clean = true
+      setImmediate(this.warm)
       return {
         exitCode: timedOut ? null : Number(status[1]),
         timedOut,
@@ -395,7 +419,6 @@ export class Persistent {
         ? cause
         : error("sandbox-failed", `the session sandbox could not run the command: ${String(cause)}`)
     } finally {
-      if (entered) { for (const group of groups) Cgroup.leave(group, this.supervisor) }
       out?.abandon()
       err?.abandon()
       for (const group of groups) Cgroup.remove(group)
@@ -423,6 +446,8 @@ export class Persistent {
       // gone already
     }
     await exited
+    const prepared = await this.prepared?.catch(() => null)
+    for (const group of prepared?.groups ?? []) Cgroup.remove(group)
     const registryDir = this.registry.dir
     await Placeholders.lock(registryDir)
     try {

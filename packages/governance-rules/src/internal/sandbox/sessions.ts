@@ -94,6 +94,7 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
       return null
     })
     if (sandbox === null) return null
+    sandbox.warm()
     if (closing) {
       await drop(key, sandbox)
       return null

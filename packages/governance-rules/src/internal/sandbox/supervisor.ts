@@ -15,10 +15,12 @@
  * - the environment and directory Steward names; stdin from a file, stdout and stderr into FIFOs
  *   that Steward reads (in a directory bound read-only, so a command cannot replace them).
  *
- * A request is a file of NUL-separated fields (`cwd stdin envc env… argv…`) and its id on the
- * supervisor's stdin; answers go to its stdout, one line each: `ready`, `started ID`,
- * `exited ID STATUS` (128 + the signal when one ended the command). One command at a time. The
- * system calls are made by number (Perl's core has no binding for them): x86-64 and arm64 only.
+ * The next command's init is made ahead, while the sandbox is idle (`prepare ID`, answered
+ * `prepared ID`): Steward puts the supervisor in that command's control groups just for the fork.
+ * A command is then a file of NUL-separated fields (`cwd stdin envc env… argv…`) and `run ID` on
+ * the supervisor's stdin, answered `exited ID STATUS` (128 + the signal when one ended it) once its
+ * init is gone. One command at a time. The system calls are made by number (Perl's core has no
+ * binding for them): x86-64 and arm64 only.
  *
  * @internal
  */
@@ -43,10 +45,13 @@ my $fail = sub { print STDERR "steward sandbox: $_[0]\n"; POSIX::_exit($_[1]) };
 # nothing the host or bubblewrap left open reaches a command (its status descriptor, say)
 POSIX::close($_) for 3 .. 1023;
 $| = 1;
-print "ready\n";
-while (defined(my $id = <STDIN>)) {
-  chomp $id;
-  open(my $fh, "<", "$IO/request") or exit 0;
+# The next command's init, made ahead (in the control groups Steward put the supervisor in).
+my ($next, $go) = (0, undef);
+my $init = sub {
+  my ($wait) = @_;
+  my $line = <$wait>;
+  POSIX::_exit(0) unless defined $line && $line eq "go\n";
+  open(my $fh, "<", "$IO/request") or POSIX::_exit(126);
   my $raw = do { local $/; <$fh> };
   close $fh;
   my @f = split /\x00/, $raw, -1;
@@ -54,34 +59,47 @@ while (defined(my $id = <STDIN>)) {
   my ($cwd, $input, $n) = @f[0 .. 2];
   my @env = @f[3 .. 2 + $n];
   my @argv = @f[3 + $n .. $#f];
-  # clone(CLONE_NEWPID | SIGCHLD), a fork whose child is PID 1 of a new PID namespace
-  my $init = syscall($CLONE, 0x20000000 | 17, 0, 0, 0, 0);
-  if ($init < 0) { print "started $id\nexited $id 126\n"; next }
-  if ($init == 0) {
-    open(STDIN, "<", $input) or POSIX::_exit(126);
-    open(STDOUT, ">", "$IO/out") or POSIX::_exit(126);
-    open(STDERR, ">", "$IO/err") or POSIX::_exit(126);
-    my $command = fork();
-    defined $command or $fail->("fork: $!", 126);
-    if ($command == 0) {
-      POSIX::setsid();
-      chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
-      %ENV = ();
-      for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
-      for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
-      syscall($PRCTL, 47, 4, 0, 0, 0);
-      my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
-      syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
-      syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
-      { no warnings; exec { $argv[0] } @argv; }
-      $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
-    }
-    while ((my $gone = waitpid(-1, 0)) > 0) { POSIX::_exit($status->($?)) if $gone == $command }
-    POSIX::_exit(126);
+  open(STDIN, "<", $input) or POSIX::_exit(126);
+  open(STDOUT, ">", "$IO/out") or POSIX::_exit(126);
+  open(STDERR, ">", "$IO/err") or POSIX::_exit(126);
+  my $command = fork();
+  defined $command or $fail->("fork: $!", 126);
+  if ($command == 0) {
+    POSIX::setsid();
+    chdir($cwd) or $fail->("cannot enter $cwd: $!", 126);
+    %ENV = ();
+    for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
+    for my $cap (0 .. 63) { syscall($PRCTL, 24, $cap, 0, 0, 0) }
+    syscall($PRCTL, 47, 4, 0, 0, 0);
+    my ($header, $data) = (pack("LL", 0x20080522, 0), pack("L6", 0, 0, 0, 0, 0, 0));
+    syscall($CAPSET, $header, $data) == 0 or $fail->("capset: $!", 126);
+    syscall($PRCTL, 38, 1, 0, 0, 0) == 0 or $fail->("no_new_privs: $!", 126);
+    { no warnings; exec { $argv[0] } @argv; }
+    $fail->("$argv[0]: $!", $!{ENOENT} ? 127 : 126);
   }
-  print "started $id\n";
-  waitpid($init, 0);
-  print "exited $id " . $status->($?) . "\n";
+  while ((my $gone = waitpid(-1, 0)) > 0) { POSIX::_exit($status->($?)) if $gone == $command }
+  POSIX::_exit(126);
+};
+print "ready\n";
+while (defined(my $line = <STDIN>)) {
+  my ($verb, $id) = split / /, $line;
+  chomp $id;
+  if ($verb eq "prepare") {
+    pipe(my $wait, my $signal) or exit 0;
+    # clone(CLONE_NEWPID | SIGCHLD), a fork whose child is PID 1 of a new PID namespace
+    my $pid = syscall($CLONE, 0x20000000 | 17, 0, 0, 0, 0);
+    if ($pid == 0) { close $signal; $init->($wait) }
+    close $wait;
+    if ($pid < 0) { print "prepared $id failed\n"; next }
+    ($next, $go) = ($pid, $signal);
+    print "prepared $id\n";
+  } elsif ($verb eq "run" && $next > 0) {
+    print {$go} "go\n";
+    close $go;
+    waitpid($next, 0);
+    $next = 0;
+    print "exited $id " . $status->($?) . "\n";
+  }
 }
 `
 
