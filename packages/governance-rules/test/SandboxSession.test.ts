@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Sandbox } from "../src/index.js"
 import { makeScene, removeScene, runIn, SandboxLive, type Scene, SECRET_ENV, skipReason } from "./sandboxHelpers.js"
 
 // ADR 0217: a session's commands share one bubblewrap, and every per-command guarantee still holds.
@@ -130,6 +131,19 @@ suite("Sandbox (bubblewrap): a session's commands in one persistent sandbox", ()
         assert.strictEqual(after.boundary.mode, "persistent")
       })
     ).pipe(Effect.provide(SandboxLive)))
+
+  it.live("an idle session sandbox closes by itself, and its placeholders go with it", () =>
+    withScene((scene) =>
+      Effect.gen(function*() {
+        const first = yield* runIn(scene, SUPERVISOR)
+        assert.isTrue(fs.existsSync(path.join(scene.workspace, ".claude")), "held while the sandbox lives")
+        yield* Effect.sleep("600 millis")
+        assert.isFalse(fs.existsSync(path.join(scene.workspace, ".claude")))
+        const second = yield* runIn(scene, SUPERVISOR)
+        assert.strictEqual(second.boundary.mode, "persistent")
+        assert.notStrictEqual(second.out, first.out)
+      })
+    ).pipe(Effect.provide(Sandbox.layerLinux({ idleMs: 200 }).pipe(Layer.orDie))))
 
   it.live("commands of one profile never overlap in its sandbox: a concurrent one gets its own bubblewrap", () =>
     withScene((scene) =>

@@ -49,8 +49,10 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
   const failed = new Set<string>()
   let closing = false
 
+  // The pool entry each sandbox came from: a key is only dropped while it still names that sandbox.
+  const entries = new WeakMap<Persistent, Promise<Persistent>>()
   const drop = (key: string, sandbox: Persistent) => {
-    if (pool.get(key) !== undefined) pool.delete(key)
+    if (pool.get(key) === entries.get(sandbox)) pool.delete(key)
     return sandbox.close()
   }
 
@@ -63,12 +65,11 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
 
   // An idle sandbox over the pool's size goes (the least recently used first).
   const evict = async () => {
-    const entries = await Promise.all([...pool].map(async ([key, p]) => [key, await p.catch(() => null)] as const))
-    const idleOnes = entries.filter(([, s]) => s !== null && !s.busy).sort(([, a], [, b]) => a!.lastUsed - b!.lastUsed)
+    const all = await Promise.all([...pool].map(async ([key, p]) => [key, await p.catch(() => null)] as const))
+    const idleOnes = all.filter(([, s]) => s !== null && !s.busy).sort(([, a], [, b]) => a!.lastUsed - b!.lastUsed)
     while (pool.size >= POOL_SIZE && idleOnes.length > 0) {
       const [key, sandbox] = idleOnes.shift()!
-      pool.delete(key)
-      await sandbox!.close()
+      await drop(key, sandbox!)
     }
   }
 
@@ -83,7 +84,11 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
       if (sandbox !== null && !sandbox.busy) await sandbox.close()
       if (pool.has(key)) return sandboxFor(bwrap, profile, key)
     }
-    if (pool.size >= POOL_SIZE) await evict()
+    if (pool.size >= POOL_SIZE) {
+      await evict()
+      // another caller may have started this profile's sandbox meanwhile
+      if (pool.has(key)) return sandboxFor(bwrap, profile, key)
+    }
     const starting = Persistent.start({ bwrap, tools: found!, profile, runtime: Host.runtimeOf(options), options })
     pool.set(key, starting)
     // A sandbox that cannot start leaves its commands to per-command bubblewrap, which reports
@@ -94,6 +99,7 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
       return null
     })
     if (sandbox === null) return null
+    entries.set(sandbox, starting)
     sandbox.warm()
     if (closing) {
       await drop(key, sandbox)
