@@ -164,6 +164,20 @@ const wipe = (root: string) => {
   }
 }
 
+// Kill bubblewrap's process group (the sandbox's PID namespace dies with its init, the supervisor).
+const stop = (child: childProcess.ChildProcess): Promise<void> => {
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve()
+    else child.on("close", () => resolve())
+  })
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+  } catch {
+    // gone already
+  }
+  return exited
+}
+
 /** @internal */
 export class Persistent {
   busy = false
@@ -223,10 +237,14 @@ export class Persistent {
       if (locked) Placeholders.unlock(registryDir)
       locked = false
     }
+    let child: childProcess.ChildProcess | null = null
     try {
       await Placeholders.create(registryDir, layout.placeholders)
+      // Recorded before bubblewrap mounts anything: a file replaced in between shows as changed
+      // at the first check (a fresh sandbox), never the other way round.
+      const mounts = Freshness.record(layout)
       const memoryByGroup = Cgroup.parentOf("memory") !== null
-      const child = childProcess.spawn("/bin/sh", [
+      child = childProcess.spawn("/bin/sh", [
         "-c",
         join(Host.limitsOf(profile, memoryByGroup)),
         "steward-sandbox",
@@ -246,8 +264,9 @@ export class Persistent {
       child.on("close", () => lines.fail(new Error(`the sandbox ended: ${new TextDecoder().decode(stderr.bytes())}`)))
       child.on("error", (cause) => lines.fail(cause))
       let status = ""
+      const statusStream = child.stdio[3] as NodeJS.ReadableStream
       const started = new Promise<number>((resolve) => {
-        ;(child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
+        statusStream.on("data", (chunk: Buffer) => {
           status += chunk.toString("utf8")
           const pid = /"child-pid":\s*(\d+)/.exec(status)
           if (pid !== null) resolve(Number(pid[1]))
@@ -257,8 +276,6 @@ export class Persistent {
       if (ready !== "ready") throw new Error(`the supervisor did not start: ${ready}`)
       const supervisor = await started
       unlock()
-      // recorded now that the placeholders exist: their inodes are what the mounts sit on
-      const mounts = Freshness.record(layout)
       return new Persistent(
         input,
         name,
@@ -274,6 +291,7 @@ export class Persistent {
         stderr
       )
     } catch (cause) {
+      if (child !== null) await stop(child)
       if (!locked) await Placeholders.lock(registryDir)
       try {
         await Placeholders.release(registry)
@@ -436,16 +454,7 @@ export class Persistent {
   close = async (): Promise<void> => {
     if (this.closed) return
     this.closed = true
-    const exited = new Promise<void>((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve()
-      else this.child.on("close", () => resolve())
-    })
-    try {
-      process.kill(-this.child.pid!, "SIGKILL")
-    } catch {
-      // gone already
-    }
-    await exited
+    await stop(this.child)
     const prepared = await this.prepared?.catch(() => null)
     for (const group of prepared?.groups ?? []) Cgroup.remove(group)
     const registryDir = this.registry.dir
