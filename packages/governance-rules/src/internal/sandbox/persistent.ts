@@ -322,7 +322,9 @@ export class Persistent {
 
   // The next command's init and control groups, made while the sandbox is idle: the supervisor
   // sits in the groups only for the fork, so every process of the command is born in them.
-  private prepared: Promise<{ readonly id: string; readonly groups: Array<Cgroup.Group> }> | null = null
+  private prepared:
+    | Promise<{ readonly id: string; readonly groups: Array<Cgroup.Group>; readonly go: string }>
+    | null = null
 
   private prepare = async () => {
     const id = String(++this.count)
@@ -331,8 +333,9 @@ export class Persistent {
       for (const group of groups) Cgroup.enter(group, this.supervisor)
       this.child.stdin!.write(`prepare ${id}\n`)
       const answer = await this.lines.next()
-      if (answer !== `prepared ${id}`) throw new Error(`the supervisor answered ${answer}`)
-      return { id, groups }
+      const fd = new RegExp(`^prepared ${id} (\\d+)$`).exec(answer)
+      if (fd === null) throw new Error(`the supervisor answered ${answer}`)
+      return { id, groups, go: `/proc/${this.supervisor}/fd/${fd[1]}` }
     } catch (cause) {
       for (const group of groups) Cgroup.remove(group)
       throw cause
@@ -378,7 +381,14 @@ export class Persistent {
         argv
       })
       fs.writeFileSync(path.join(io, "request"), request, { mode: 0o600 })
-      this.child.stdin!.write(`run ${id}\n`)
+      // the init waits on its pipe; the supervisor already waits for the init
+      // (non-blocking: an init that is gone fails the open instead of hanging it)
+      const go = fs.openSync(prepared.go, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)
+      try {
+        fs.writeSync(go, "go\n")
+      } finally {
+        fs.closeSync(go)
+      }
       let timedOut = false
       const kill = () => {
         for (const pid of childrenOf(this.supervisor)) {

@@ -16,10 +16,10 @@
  *   that Steward reads (in a directory bound read-only, so a command cannot replace them).
  *
  * The next command's init is made ahead, while the sandbox is idle (`prepare ID`, answered
- * `prepared ID`): Steward puts the supervisor in that command's control groups just for the fork.
- * A command is then a file of NUL-separated fields (`cwd stdin envc env… argv…`) and `run ID` on
- * the supervisor's stdin, answered `exited ID STATUS` (128 + the signal when one ended it) once its
- * init is gone. One command at a time. The system calls are made by number (Perl's core has no
+ * `prepared ID FD`): Steward puts the supervisor in that command's control groups just for the
+ * fork. A command is then a file of NUL-separated fields (`cwd stdin envc env… argv…`) and `go`
+ * written by Steward into the init's pipe (through the supervisor's descriptor FD), answered
+ * `exited ID STATUS` (128 + the signal when one ended it) once the init is gone. One command at a time. The system calls are made by number (Perl's core has no
  * binding for them): x86-64 and arm64 only.
  *
  * @internal
@@ -46,7 +46,6 @@ my $fail = sub { print STDERR "steward sandbox: $_[0]\n"; POSIX::_exit($_[1]) };
 POSIX::close($_) for 3 .. 1023;
 $| = 1;
 # The next command's init, made ahead (in the control groups Steward put the supervisor in).
-my ($next, $go) = (0, undef);
 my $init = sub {
   my ($wait) = @_;
   my $line = <$wait>;
@@ -91,13 +90,10 @@ while (defined(my $line = <STDIN>)) {
     if ($pid == 0) { close $signal; $init->($wait) }
     close $wait;
     if ($pid < 0) { print "prepared $id failed\n"; next }
-    ($next, $go) = ($pid, $signal);
-    print "prepared $id\n";
-  } elsif ($verb eq "run" && $next > 0) {
-    print {$go} "go\n";
-    close $go;
-    waitpid($next, 0);
-    $next = 0;
+    # Steward says go itself, through this pipe's end (its /proc/1/fd entry): no hop through here
+    print "prepared $id " . fileno($signal) . "\n";
+    waitpid($pid, 0);
+    close $signal;
     print "exited $id " . $status->($?) . "\n";
   }
 }
