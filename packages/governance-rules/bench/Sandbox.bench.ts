@@ -1,14 +1,17 @@
 // Issue 31: the cost of starting a command in the sandbox beside starting it without (target:
-// at most 10 ms added), and the proxy's added latency per connection beside a direct one. Run alone
+// at most 10 ms added per command in a session), and the proxy's added latency per connection beside a direct one. Run alone
 // (`node scripts/pnpm.mjs vitest bench --run packages/governance-rules/bench/Sandbox.bench.ts`)
 // and report the load (`uptime`) beside the figures.
 //
 // The start-up rows are measured in interleaved rounds (one of each per round, in turn), so a
 // load that comes and goes on a shared machine lands on every row alike; the medians and what
 // each adds to a bare spawn are printed at the end. The floor row is bubblewrap alone with the
-// same namespaces and no mounts of ours: what any bubblewrap sandbox costs on this host.
+// same namespaces and no mounts of ours: what any bubblewrap sandbox costs on this host. The
+// one-shot row starts a bubblewrap per command; the session row runs the command in the profile's
+// persistent sandbox (its own PID namespace and control groups, no new bubblewrap: ADR 0217). Both
+// Steward rows have the default limits (a pids and a memory group per command).
 //
-// Figures and their load: docs/performance/governance-rules.md; the floor and our share: ADR 0212.
+// Figures and their load: docs/performance/governance-rules.md; the floor and our share: ADRs 0212, 0217.
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -23,18 +26,19 @@ import * as Proxy from "../src/internal/sandbox/proxy.js"
 
 const available = childProcess.spawnSync("bwrap", ["--version"]).status === 0
 const root = fs.mkdtempSync(path.join(import.meta.dirname, "..", "node_modules", ".cache", "bench-"))
-const runtime = ManagedRuntime.make(Sandbox.layerLinux().pipe(Layer.orDie))
+// Two layers side by side: every command in its own bubblewrap (what `steward sandbox -- CMD`
+// does), and the default (one persistent sandbox per profile: what a session's commands get).
+const oneShot = ManagedRuntime.make(Sandbox.layerLinux({ persistent: false }).pipe(Layer.orDie))
+const session = ManagedRuntime.make(Sandbox.layerLinux().pipe(Layer.orDie))
 afterAll(async () => {
-  await runtime.dispose()
+  await oneShot.dispose()
+  await session.dispose()
   fs.rmSync(root, { recursive: true, force: true })
 })
 
-const profileOf = (policy: unknown) =>
-  runtime.runPromise(SandboxProfile.make({ workspace: root, home: os.homedir(), policy }))
-const limited = await profileOf({})
-const unlimited = await profileOf({ limits: { processes: null } })
-const run = (profile: SandboxProfile.Profile) =>
-  runtime.runPromise(Effect.flatMap(Sandbox.Sandbox, (s) => s.run(profile, { argv: ["/bin/true"] }))).then(() => {})
+const limited = await Effect.runPromise(SandboxProfile.make({ workspace: root, home: os.homedir(), policy: {} }))
+const run = (runtime: typeof session) => () =>
+  runtime.runPromise(Effect.flatMap(Sandbox.Sandbox, (s) => s.run(limited, { argv: ["/bin/true"] }))).then(() => {})
 
 const spawned = (file: string, args: ReadonlyArray<string>) => () =>
   new Promise<void>((resolve, reject) => {
@@ -60,8 +64,8 @@ const floorArgs = [
 const rows: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ["bare spawn /bin/true", spawned("/bin/true", [])],
   ["bubblewrap floor /bin/true", spawned("bwrap", floorArgs)],
-  ["sandbox /bin/true (limits: pids + memory groups)", () => run(limited)],
-  ["sandbox /bin/true (no process limit)", () => run(unlimited)]
+  ["Steward one-shot /bin/true (own bubblewrap)", run(oneShot)],
+  ["Steward in a session /bin/true (persistent)", run(session)]
 ]
 const samples = new Map<string, Array<number>>(rows.map(([name]) => [name, []]))
 let round = 0
@@ -136,7 +140,27 @@ const viaProxy = () =>
     request.end()
   })
 
+const connections = { direct: [] as Array<number>, proxy: [] as Array<number> }
+const timed = (into: Array<number>, start: () => Promise<void>) => async () => {
+  const began = performance.now()
+  await start()
+  into.push(performance.now() - began)
+}
+afterAll(() => {
+  const direct = median(connections.direct)
+  const viaTheProxy = median(connections.proxy)
+  if (Number.isNaN(direct) || Number.isNaN(viaTheProxy)) return
+  console.log(
+    `a connection (load ${os.loadavg()[0]!.toFixed(2)}): direct median ${direct.toFixed(2)} ms, through the proxy ` +
+      `${viaTheProxy.toFixed(2)} ms: +${(viaTheProxy - direct).toFixed(2)} ms ×${(viaTheProxy / direct).toFixed(2)}`
+  )
+})
+
 describe("a connection: direct vs through the proxy", () => {
-  bench("direct GET (new connection)", () => get({ host: "127.0.0.1", port, path: "/" }), { iterations: 300 })
-  bench("CONNECT through the proxy, then GET", viaProxy, { iterations: 300 })
+  bench(
+    "direct GET (new connection)",
+    timed(connections.direct, () => get({ host: "127.0.0.1", port, path: "/" })),
+    { iterations: 300 }
+  )
+  bench("CONNECT through the proxy, then GET", timed(connections.proxy, viaProxy), { iterations: 300 })
 })

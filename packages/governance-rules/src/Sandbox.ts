@@ -5,7 +5,10 @@
  * created) and secrets masked; no network but the sandbox's own loopback, or allowed domains
  * through Steward's filtering proxy; a new PID namespace whose whole tree is killed when the call
  * ends or times out; CPU, memory, process and file-size limits. Where no boundary can be built the
- * service fails with `sandbox-unavailable` — never runs the command unconfined.
+ * service fails with `sandbox-unavailable` — never runs the command unconfined. The commands of
+ * one profile share a persistent sandbox (one bubblewrap; a PID namespace, session and control
+ * groups per command), re-checked before each command and replaced when the workspace's secrets
+ * or protected paths changed (ADR 0217).
  *
  * Public API for hosts (the harness's shell tool, `steward sandbox`, agent-CLI hooks):
  *
@@ -85,6 +88,11 @@ export interface Completed {
  */
 export interface Boundary {
   readonly backend: "bubblewrap" | "memory"
+  /**
+   * `persistent`: the command ran in its profile's session sandbox (one bubblewrap per profile,
+   * a PID namespace and control groups per command: ADR 0217); `per-command`: in its own bubblewrap.
+   */
+  readonly mode: "persistent" | "per-command"
   readonly writable: ReadonlyArray<string>
   readonly protectedPaths: ReadonlyArray<string>
   readonly maskedPaths: ReadonlyArray<string>
@@ -144,17 +152,36 @@ export interface LinuxOptions {
   readonly resolve?: (host: string) => Promise<ReadonlyArray<string>>
   /** At most this many workspace entries are scanned for secrets per call (default 20,000). */
   readonly scanLimit?: number
+  /**
+   * Run commands in one persistent sandbox per profile, started on its first command and closed
+   * with the layer (default `true`); `false`: every command in its own bubblewrap. Commands that
+   * inherit the caller's terminal always get their own (ADR 0217).
+   */
+  readonly persistent?: boolean
+  /** A session sandbox idle this long is closed (default 120,000 ms). */
+  readonly idleMs?: number
 }
 
 /**
- * The bubblewrap layer. Availability is probed once when the layer is built; every `run` on an
- * unavailable host fails with `sandbox-unavailable`.
+ * The bubblewrap layer. Availability is probed once, on first use; every `run` on an unavailable
+ * host fails with `sandbox-unavailable`. The session sandboxes it starts (one per profile, see
+ * `LinuxOptions.persistent`) are closed when the layer's scope closes.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerLinux = (options: LinuxOptions = {}): Layer.Layer<Sandbox> =>
-  Layer.effect(Sandbox, Effect.sync(() => Linux.make(options)))
+  Layer.scoped(
+    Sandbox,
+    Effect.map(
+      Effect.acquireRelease(Effect.sync(() => Linux.make(options)), (linux) =>
+        Effect.suspend(() => {
+          const closing = linux.close()
+          return closing === null ? Effect.void : Effect.promise(() => closing)
+        })),
+      (linux) => linux.service
+    )
+  )
 
 /**
  * A layer where no boundary exists (macOS today, or a host that opts out): every `run` fails with
@@ -202,6 +229,7 @@ export const layerMemory = (
             killedAfterExit: 0,
             boundary: {
               backend: "memory",
+              mode: "per-command",
               writable: profile.writable ? [profile.workspace] : [],
               protectedPaths: [],
               maskedPaths: [],

@@ -5,7 +5,16 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { Sandbox, SandboxProfile } from "../src/index.js"
-import { makeScene, removeScene, runIn, SandboxLive, type Scene, skipReason, snapshot } from "./sandboxHelpers.js"
+import {
+  makeScene,
+  OneShotLive,
+  removeScene,
+  runIn,
+  SandboxLive,
+  type Scene,
+  skipReason,
+  snapshot
+} from "./sandboxHelpers.js"
 
 // Issue 31 Acceptance: each class run with nothing but the boundary in the way (no gate here).
 const suite = skipReason === null ? describe : describe.skip
@@ -44,7 +53,9 @@ suite("Sandbox (bubblewrap): containment", () => {
       })
     ).pipe(Effect.provide(SandboxLive)))
 
-  it.effect("protected paths that do not exist cannot be created, and no placeholder is left on the host", () =>
+  // Per command the placeholders go when the run returns; in a session when the session sandbox
+  // closes (its mounts sit on them until then: ADR 0217). Either way none outlives its user.
+  it.effect("protected paths that do not exist cannot be created, and no placeholder outlives its run or session", () =>
     withScene((scene) =>
       Effect.gen(function*() {
         const script = PROTECTED_MISSING.map((p) => `mkdir -p ${p}/x 2>/dev/null; echo pwned > ${p} 2>/dev/null`)
@@ -54,36 +65,42 @@ suite("Sandbox (bubblewrap): containment", () => {
             "git status --porcelain"
           ])
           .join("; ")
-        const done = yield* runIn(scene, script)
-        // inside, git does not see the placeholders as new files
-        assert.notInclude(done.out, ".mcp.json")
-        for (const p of [...PROTECTED_MISSING, ".github"]) {
-          assert.isFalse(fs.existsSync(path.join(scene.workspace, p)), `${p} left on the host`)
+        for (const [layer, mode] of [[OneShotLive, "per-command"], [SandboxLive, "persistent"]] as const) {
+          const done = yield* runIn(scene, script).pipe(Effect.provide(layer))
+          assert.strictEqual(done.boundary.mode, mode)
+          // inside, git does not see the placeholders as new files
+          assert.notInclude(done.out, ".mcp.json")
+          for (const p of [...PROTECTED_MISSING, ".github"]) {
+            assert.isFalse(fs.existsSync(path.join(scene.workspace, p)), `${p} left on the host (${mode})`)
+          }
+          assert.isFalse(fs.existsSync(path.join(scene.workspace, ".git/commondir")))
+          assert.strictEqual(
+            fs.readFileSync(path.join(scene.workspace, ".git/info/exclude"), "utf8").includes("steward"),
+            false
+          )
         }
-        assert.isFalse(fs.existsSync(path.join(scene.workspace, ".git/commondir")))
-        assert.strictEqual(
-          fs.readFileSync(path.join(scene.workspace, ".git/info/exclude"), "utf8").includes("steward"),
-          false
-        )
       })
-    ).pipe(Effect.provide(SandboxLive)))
+    ))
 
   it.live("a run that ends first does not remove the placeholders a concurrent run still relies on", () =>
     withScene((scene) =>
       Effect.gen(function*() {
-        const [long, short] = yield* Effect.all([
-          runIn(
-            scene,
-            "sleep 1.5; mkdir .claude/x 2>/dev/null && echo created; echo pwned > .mcp.json 2>/dev/null; echo end"
-          ),
-          Effect.delay(runIn(scene, "true"), "200 millis")
-        ], { concurrency: 2 })
-        assert.strictEqual(short.exitCode, 0)
-        assert.notInclude(long.out, "created")
-        assert.isFalse(fs.existsSync(path.join(scene.workspace, ".claude")))
-        assert.isFalse(fs.existsSync(path.join(scene.workspace, ".mcp.json")))
+        for (const layer of [OneShotLive, SandboxLive]) {
+          const [long, short] = yield* Effect.all([
+            runIn(
+              scene,
+              "sleep 1.5; mkdir .claude/x 2>/dev/null && echo created; echo pwned > .mcp.json 2>/dev/null; echo end"
+            ),
+            Effect.delay(runIn(scene, "true"), "200 millis")
+          ], { concurrency: 2 }).pipe(Effect.provide(layer))
+          assert.strictEqual(short.exitCode, 0)
+          assert.include(long.out, "end")
+          assert.notInclude(long.out, "created")
+          assert.isFalse(fs.existsSync(path.join(scene.workspace, ".claude")))
+          assert.isFalse(fs.existsSync(path.join(scene.workspace, ".mcp.json")))
+        }
       })
-    ).pipe(Effect.provide(SandboxLive)))
+    ))
 
   it.effect("secrets read nothing: cat ~/.ssh/id_*, cat .env, ~/.aws; .env.example stays readable", () =>
     withScene((scene) =>

@@ -232,19 +232,21 @@ suite("hostile corpora (runVerified) inside the sandbox with grant-all", () => {
         })
         yield* Effect.promise(() => new Promise<void>((r) => canary.listen(0, "127.0.0.1", r)))
 
-        const sandbox = yield* Sandbox.Sandbox
         const profile = yield* SandboxProfile.make({ workspace: ws, home: path.join(root, "home"), level: c.level })
-        const done = yield* sandbox.run(profile, {
-          argv: Sandbox.shell(harmless(c.input, root)),
-          env: {
-            PATH: `${root}/bin:${process.env["PATH"]}`,
-            HOME: path.join(root, "home"),
-            OUTSIDE: path.join(root, "outside"),
-            GITHUB_TOKEN: CANARY.token,
-            CANARY_PORT: String((canary.address() as net.AddressInfo).port)
-          },
-          timeoutMs: 20_000
-        })
+        // A session of one command (the default layer): the state after is read once it closed,
+        // since its placeholders stay while it lives (ADR 0217).
+        const done = yield* Effect.flatMap(Sandbox.Sandbox, (sandbox) =>
+          sandbox.run(profile, {
+            argv: Sandbox.shell(harmless(c.input, root)),
+            env: {
+              PATH: `${root}/bin:${process.env["PATH"]}`,
+              HOME: path.join(root, "home"),
+              OUTSIDE: path.join(root, "outside"),
+              GITHUB_TOKEN: CANARY.token,
+              CANARY_PORT: String((canary.address() as net.AddressInfo).port)
+            },
+            timeoutMs: 20_000
+          })).pipe(Effect.provide(live))
         canary.close()
         const output = new TextDecoder().decode(done.stdout) + new TextDecoder().decode(done.stderr)
         const after = state(root)
@@ -273,6 +275,6 @@ suite("hostile corpora (runVerified) inside the sandbox with grant-all", () => {
           `${breaches.join(", ")} — and the gate allows it (${placed.citation.ruleId})`
         )
         assert.include(c.want, placed.decision)
-      }).pipe(Effect.provide(Layer.merge(live, ShellParser.layer.pipe(Layer.orDie)))))
+      }).pipe(Effect.provide(ShellParser.layer.pipe(Layer.orDie))))
   }
 })

@@ -50,6 +50,21 @@ const withServer = <A, E, R>(body: (scene: Scene, server: Server) => Effect.Effe
 const curl = (url: string) => `curl -s -m 5 -o - -w ' status=%{http_code}|' ${url} || echo ' curl-failed|'`
 
 suite("Sandbox (bubblewrap): the filtering proxy", () => {
+  it.effect("a session's commands each reach the proxy through their own bridge (one proxy per session sandbox)", () =>
+    withServer((scene, server) =>
+      Effect.gen(function*() {
+        const policy = { allowDomains: ["allowed.test"], loopback: [server.port] }
+        for (const step of ["one", "two", "three"]) {
+          const done = yield* runIn(scene, curl(`http://allowed.test:${server.port}/${step}`), { policy })
+          assert.strictEqual(done.boundary.mode, "persistent")
+          assert.match(done.out.replace(/\s+/g, " "), new RegExp(`served /${step} status=200`))
+        }
+        const refused = yield* runIn(scene, curl(`http://denied.test:${server.port}/x`), { policy })
+        assert.match(refused.out, /status=403/)
+        assert.deepStrictEqual(server.hits.map((hit) => hit.split(" ")[1]), ["/one", "/two", "/three"])
+      })
+    ).pipe(Effect.provide(Live)))
+
   it.effect("allowed domains pass through the proxy; others, IPs and unlisted loopback ports are refused", () =>
     withServer((scene, server) =>
       Effect.gen(function*() {

@@ -93,7 +93,11 @@ export const snapshot = (dir: string): Record<string, string> => {
   return out
 }
 
+/** The default layer: a session sandbox per profile (ADR 0217). */
 export const SandboxLive = Sandbox.layerLinux().pipe(Layer.orDie)
+
+/** Every command in its own bubblewrap (what `steward sandbox -- CMD` does). */
+export const OneShotLive = Sandbox.layerLinux({ persistent: false }).pipe(Layer.orDie)
 
 export interface RunOptions {
   readonly level?: "read_only" | "assist" | "execute" | "autonomous"

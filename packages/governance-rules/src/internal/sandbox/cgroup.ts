@@ -146,3 +146,11 @@ export const limitHit = (group: Group): boolean => {
     return false
   }
 }
+
+/** Put a process (every thread of it) into the group. @internal */
+export const enter = (group: Group, pid: number): void =>
+  fs.writeFileSync(path.join(group.dir, "cgroup.procs"), String(pid))
+
+/** Put a process back into the group this process runs in (the groups' parent). @internal */
+export const leave = (group: Group, pid: number): void =>
+  fs.writeFileSync(path.join(path.dirname(group.dir), "cgroup.procs"), String(pid))

@@ -39,14 +39,19 @@ export interface SpawnResult {
   readonly truncated: boolean
 }
 
-// Joins the groups, then becomes bubblewrap: every process of the call starts inside them.
-// Sets the rlimits (inherited by bubblewrap and every process it starts), joins the control
-// groups, then becomes bubblewrap: every process of the call starts inside them, limited.
-const join = (limits: ReadonlyArray<string>) =>
+/**
+ * The shell that sets the rlimits (inherited by bubblewrap and every process it starts), joins
+ * the control groups, then becomes bubblewrap: every process of the call starts inside them,
+ * limited. Its arguments: the `cgroup.procs` files, `--`, then bubblewrap's argv.
+ *
+ * @internal
+ */
+export const join = (limits: ReadonlyArray<string>) =>
   `${limits.map((l) => `${l} || exit 125; `).join("")}` +
   "for f in \"$@\"; do case $f in --) break;; esac; echo $$ > \"$f\" || exit 125; shift; done; shift; exec \"$@\""
 
-class Collector {
+/** Output kept up to a cap; the rest is counted as truncated. @internal */
+export class Collector {
   readonly chunks: Array<Buffer> = []
   size = 0
   truncated = false
