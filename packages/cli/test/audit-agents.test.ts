@@ -119,4 +119,36 @@ describe("role map", () => {
       assert.deepStrictEqual(snapshot(project), before)
       assert.deepStrictEqual(fs.readdirSync(state), ["config.json"])
     }))
+
+  it.live("steward config set audit.agents.ROLE checks the entry; other audit keys are refused", () =>
+    Effect.gen(function*() {
+      const state = fs.mkdtempSync(path.join(os.tmpdir(), "steward-audit-agents-config-"))
+      const set = yield* runCli([
+        "config",
+        "set",
+        "audit.agents.remediator",
+        JSON.stringify({ agent: "gemini", model: "gemini-2.5-pro" }),
+        "--state-dir",
+        state
+      ])
+      assert.strictEqual(set.exitCode, 0, set.stderr)
+      assert.strictEqual(set.stderr, "", "a setting steward reads has no note")
+      const config = JSON.parse(fs.readFileSync(path.join(state, "config.json"), "utf8"))
+      const map = yield* RoleAgents.fromProfile(config.extensions.audit, "config.json")
+      assert.deepStrictEqual(map.remediator, { agent: { agent: "gemini", model: "gemini-2.5-pro" }, source: "profile" })
+      const bad = yield* runCli([
+        "config",
+        "set",
+        "audit.agents.auditor",
+        "{\"agent\":\"aider\"}",
+        "--state-dir",
+        state
+      ])
+      assert.strictEqual(bad.exitCode, 2)
+      assert.include(bad.stderr, "audit.agents.auditor")
+      const other = yield* runCli(["config", "set", "audit.colour", "blue", "--state-dir", state])
+      assert.strictEqual(other.exitCode, 2)
+      assert.include(other.stderr, "audit.agents")
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(path.join(state, "config.json"), "utf8")), config)
+    }))
 })

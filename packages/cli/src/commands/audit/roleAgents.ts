@@ -79,6 +79,16 @@ export const RoleMapEntry = Schema.Struct({
 })
 
 /**
+ * The profile's `extensions.audit` area: the settings `steward config set audit.…` accepts.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AuditProfile = Schema.Struct({
+  agents: Schema.optional(RoleMapEntry)
+})
+
+/**
  * Every role's agent, and whether it came from the profile or the default.
  *
  * @since 0.1.0
@@ -116,26 +126,26 @@ export class RoleMapError extends Schema.TaggedError<RoleMapError>()("RoleMapErr
   message: Schema.String
 }) {}
 
-const decodeEntry = Schema.decodeUnknown(RoleMapEntry, { onExcessProperty: "error", errors: "all" })
+const decodeProfile = Schema.decodeUnknown(AuditProfile, { onExcessProperty: "error", errors: "all" })
 
 /**
- * Resolve the role map from the profile's `extensions.audit` object (`undefined`: no entry),
+ * Resolve the role map from the profile's `extensions.audit` area (`undefined`: no entry),
  * filling each missing role with its default. `file` names the profile in errors.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const fromProfile = Effect.fn("RoleAgents.fromProfile")(function*(audit: unknown, file: string) {
-  const raw = typeof audit === "object" && audit !== null ? (audit as { agents?: unknown }).agents : undefined
-  const entry = raw === undefined ? {} : yield* decodeEntry(raw).pipe(
+  const profile = audit === undefined ? {} : yield* decodeProfile(audit).pipe(
     Effect.mapError((error) =>
       new RoleMapError({
         code: "invalid-profile",
         file,
-        message: `${file}: extensions.audit.agents: ${Issues.lines(Issues.fromParseError(error))}`
+        message: `${file}: ${Issues.lines(Issues.fromParseError(error, ["audit"]))}`
       })
     )
   )
+  const entry = profile.agents ?? {}
   const resolve = (role: Role) => {
     const own = entry[role]
     return own === undefined
