@@ -1,3 +1,4 @@
+import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
@@ -150,5 +151,32 @@ describe("role map", () => {
       assert.strictEqual(other.exitCode, 2)
       assert.include(other.stderr, "audit.agents")
       assert.deepStrictEqual(JSON.parse(fs.readFileSync(path.join(state, "config.json"), "utf8")), config)
+    }))
+
+  it.effect("locate: the first executable file on PATH, an absolute override as is; nothing is run", () =>
+    Effect.gen(function*() {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), "steward-audit-locate-"))
+      const [plain, bin, other] = ["plain", "bin", "other"].map((d) => path.join(root, d))
+      for (const dir of [plain!, bin!, other!]) fs.mkdirSync(dir)
+      const script = "#!/bin/sh\ntouch \"$(dirname \"$0\")/RAN\"\n"
+      fs.writeFileSync(path.join(plain!, "codex"), script, { mode: 0o644 })
+      fs.writeFileSync(path.join(bin!, "codex"), script, { mode: 0o755 })
+      fs.writeFileSync(path.join(other!, "my-claude"), script, { mode: 0o755 })
+      fs.mkdirSync(path.join(bin!, "claude"))
+      const searchPath = ["", "relative", plain, bin].join(path.delimiter)
+      const locate = (agent: Parameters<typeof RoleAgents.locate>[0], where = searchPath) =>
+        RoleAgents.locate(agent, where).pipe(Effect.provide(NodeContext.layer))
+      assert.strictEqual(yield* locate({ agent: "codex" }), path.join(bin!, "codex"))
+      assert.isUndefined(yield* locate({ agent: "claude-code" }), "a directory is not an executable")
+      assert.isUndefined(yield* locate({ agent: "gemini" }))
+      const mine = path.join(other!, "my-claude")
+      assert.strictEqual(yield* locate({ agent: "claude-code", executable: mine }), mine)
+      assert.strictEqual(
+        yield* locate({ agent: "claude-code", executable: "my-claude" }, other!),
+        mine
+      )
+      assert.isUndefined(yield* locate({ agent: "codex", executable: "other/my-claude" }, root))
+      assert.isUndefined(yield* locate({ agent: "codex", executable: path.join(plain!, "codex") }))
+      for (const dir of [plain!, bin!, other!]) assert.isFalse(fs.existsSync(path.join(dir, "RAN")))
     }))
 })

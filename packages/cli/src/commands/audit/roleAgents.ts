@@ -7,8 +7,10 @@
  *
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as nodePath from "node:path"
 import * as Issues from "../../Issues.js"
 
 /**
@@ -222,4 +224,42 @@ export const load = Effect.fn("RoleAgents.load")(function*(options: {
 }) {
   yield* refuseProjectRoleKeys(options.conf, options.confFile)
   return yield* fromProfile(options.profile, options.profileFile)
+})
+
+/**
+ * The binary an external agent runs by default (`claude` for Claude Code).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const binaryName = (agent: "codex" | "claude-code" | "gemini"): string =>
+  agent === "claude-code" ? "claude" : agent
+
+/**
+ * The absolute path of the file an external agent runs: its `executable` when the profile names an
+ * absolute one, else the first executable regular file of that name (or the default binary) on
+ * `searchPath`. Found from the file system alone: nothing is run. `undefined` when there is none.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const locate = Effect.fn("RoleAgents.locate")(function*(
+  agent: typeof ExternalAgent.Type,
+  searchPath: string
+) {
+  const fs = yield* FileSystem.FileSystem
+  const isExecutableFile = (file: string) =>
+    fs.stat(file).pipe(
+      Effect.map((info) => info.type === "File" && (info.mode & 0o111) !== 0),
+      Effect.orElseSucceed(() => false)
+    )
+  const name = agent.executable ?? binaryName(agent.agent)
+  if (nodePath.isAbsolute(name)) return (yield* isExecutableFile(name)) ? name : undefined
+  if (name.includes("/")) return undefined // a relative path would depend on the loop's cwd
+  for (const dir of searchPath.split(nodePath.delimiter)) {
+    if (!nodePath.isAbsolute(dir)) continue // an empty or relative PATH entry is the cwd: never trusted
+    const file = nodePath.join(dir, name)
+    if (yield* isExecutableFile(file)) return file
+  }
+  return undefined
 })
