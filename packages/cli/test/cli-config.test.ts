@@ -26,17 +26,17 @@ describe("steward config", () => {
       assert.strictEqual(policy.exitCode, 0, policy.stderr)
       // `steward policy` reads policy.* (ADR 0008): no note
       assert.strictEqual(policy.stderr, "")
-      const free = yield* runCli(["config", "set", "audit.colour", "\"blue\"", "--state-dir", state])
+      const free = yield* runCli(["config", "set", "sessions.colour", "\"blue\"", "--state-dir", state])
       assert.strictEqual(free.exitCode, 0, free.stderr)
       // a free-form area: stored, and said to be read by no steward command (no silent no-op)
-      assert.include(free.stderr, "note: no steward command reads audit.* settings")
+      assert.include(free.stderr, "note: no steward command reads sessions.* settings")
       const get = yield* runCli(["config", "get", "reflexes.route", "--state-dir", state])
       assert.strictEqual(get.stdout, "observe")
       const list = yield* runCli(["config", "list", "--json", "--state-dir", state])
       assert.deepStrictEqual(list.json().values, {
         "reflexes.route": "observe",
         "policy.level": "read_only",
-        "audit.colour": "blue"
+        "sessions.colour": "blue"
       })
       assert.strictEqual(list.json().defaults["reflexes.settle"], "auto")
       // the reflex area reads what config set wrote
@@ -45,7 +45,7 @@ describe("steward config", () => {
       const unset = yield* runCli(["config", "unset", "reflexes.route", "--state-dir", state])
       assert.strictEqual(unset.stdout, "reflexes.route removed")
       assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), {
-        extensions: { policy: { level: "read_only" }, audit: { colour: "blue" } }
+        extensions: { policy: { level: "read_only" }, sessions: { colour: "blue" } }
       })
     }))
 
@@ -81,7 +81,7 @@ describe("steward config", () => {
       assert.include(error.details.keys, "reflexes.promotion")
       const area = yield* runCli(["config", "get", "colour.x", "--state-dir", state])
       assert.strictEqual(area.exitCode, 2)
-      assert.include(area.stderr, "AREA.NAME for audit, sessions")
+      assert.include(area.stderr, "AREA.NAME for sessions")
     }))
 
   it.live("- reads the value as JSON from stdin", () =>

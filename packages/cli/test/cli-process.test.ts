@@ -207,7 +207,7 @@ describe("signals", () => {
       // the default state dir is created in the cwd before the command waits on stdin: that is
       // the sign it is running (and its signal handlers are installed)
       const cwd = tempDir()
-      const child = piped(["config", "set", "audit.note", "-", "--json"], cwd)
+      const child = piped(["config", "set", "sessions.note", "-", "--json"], cwd)
       const ended = collect(child)
       const deadline = Date.now() + 200_000
       while (!fs.existsSync(path.join(cwd, ".steward")) && Date.now() < deadline) {

@@ -146,7 +146,7 @@ const targets: ReadonlyArray<Target> = [
   {
     name: "config.json",
     owner: "cli (HostConfig)",
-    base: JSON.stringify({ extensions: { audit: { note: "hi" } } }),
+    base: JSON.stringify({ extensions: { sessions: { note: "hi" } } }),
     file: (dir) => path.join(dir, "state", "config.json"),
     command: (_, dir) => ["config", "list", "--state-dir", path.join(dir, "state")],
     healthy: (dir) => [["config", "list", "--state-dir", path.join(dir, "state")]],

@@ -22,6 +22,7 @@ import * as Output from "../Output.js"
 import * as PolicySource from "../PolicySource.js"
 import * as StateDir from "../StateDir.js"
 import * as Stdin from "../Stdin.js"
+import * as RoleAgents from "./audit/roleAgents.js"
 
 const areaNames = ["reflexes", "policy", "audit", "sessions"] as const
 
@@ -29,7 +30,9 @@ const areaNames = ["reflexes", "policy", "audit", "sessions"] as const
 const areaSchemas: Readonly<Record<string, Schema.Struct<any>>> = {
   reflexes: ReflexConfig.ReflexConfig,
   // read by `steward policy` when the command line names no level or policy file (ADR 0008)
-  policy: PolicySource.PolicyDefaults
+  policy: PolicySource.PolicyDefaults,
+  // read by `steward audit loop`: the per-role agents (ADR 0011)
+  audit: RoleAgents.AuditProfile
 }
 const areaDefaults: Readonly<Record<string, Record<string, unknown>>> = { reflexes: ReflexConfig.defaults }
 

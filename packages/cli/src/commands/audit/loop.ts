@@ -36,6 +36,7 @@ import { randomBytes } from "node:crypto"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
+import * as HostConfig from "../../HostConfig.js"
 import * as HostSql from "../../HostSql.js"
 import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
@@ -45,6 +46,7 @@ import type { LoopOptions } from "./loopCommand.js"
 import { LOOP_EXECUTABLE } from "./maintenance.js"
 import { resolveProject } from "./options.js"
 import { statusPayload } from "./read.js"
+import * as RoleAgents from "./roleAgents.js"
 import { withStore } from "./store.js"
 import * as AuditTools from "./tools.js"
 
@@ -250,6 +252,25 @@ const confNumber = (p: Project.ProjectPaths, key: string, fallback: number) =>
     return Number(m[1])
   })
 
+/** The role map from the operator's profile; a role key in the project is refused (exit 2). */
+const loadRoleMap = (p: Project.ProjectPaths, state: StateDir.ResolvedStateDir) =>
+  Effect.gen(function*() {
+    const profile = yield* HostConfig.load(state)
+    return yield* RoleAgents.load({
+      profile: profile.config.extensions.audit,
+      profileFile: state.configFile,
+      conf: yield* Lease.confText(p),
+      confFile: p.conf
+    }).pipe(
+      Effect.mapError((e) =>
+        cannotRun(e.code === "invalid-profile" ? "invalid-config" : "invalid-input", e.message, {
+          file: e.file,
+          ...(e.key === undefined ? {} : { key: e.key })
+        })
+      )
+    )
+  })
+
 interface LoopArgs {
   readonly json: boolean
   readonly stateDir: Option.Option<string>
@@ -265,6 +286,8 @@ const loopBody = (a: LoopArgs) =>
     const maxSessions = Option.getOrUndefined(a.maxSessions) ?? (yield* confNumber(p, "max_sessions", 20))
     const progressLimit = yield* confNumber(p, "loop_progress_limit", 2)
     const state = yield* StateDir.open(a.stateDir)
+    // the role map is the operator's, never the subject's: a role key in audit/ stops the loop here
+    yield* loadRoleMap(p, state)
     return yield* withStore(p, false, (store) =>
       Effect.scoped(Effect.gen(function*() {
         const lease = yield* Effect.acquireRelease(Lease.acquire(p, "orchestrator"), (nonce) => Lease.release(p, nonce))
