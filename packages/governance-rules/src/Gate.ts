@@ -35,6 +35,7 @@ import type * as Autonomy from "./Autonomy.js"
 import * as Evidence from "./Evidence.js"
 import * as Governance from "./Governance.js"
 import * as GovernanceError from "./GovernanceError.js"
+import * as Authorize from "./internal/authorize.js"
 import { spanWhenTracing } from "./internal/tracing.js"
 import * as Policy from "./Policy.js"
 import * as PolicyFile from "./PolicyFile.js"
@@ -208,8 +209,11 @@ export const open = async (options: GateOptions): Promise<Gate> => {
   )
   const run = <A>(effect: Effect.Effect<A, GovernanceError.GovernanceError, any>) =>
     settle(runtime.runPromiseExit(effect as Effect.Effect<A, GovernanceError.GovernanceError, never>))
+  // The gate resolves calls with the same code as `Governance.authorize`, but keeps the decision
+  // of a refused call, so each call is decided once (issue 38).
+  let resolve: Effect.Effect.Success<typeof Authorize.make>
   try {
-    await run(Effect.void)
+    resolve = await run(Authorize.make)
   } catch (error) {
     await runtime.dispose()
     throw error
@@ -220,28 +224,23 @@ export const open = async (options: GateOptions): Promise<Gate> => {
     "Gate.authorize",
     Effect.fnUntraced(function*(input: unknown, runId: string | undefined) {
       const call = yield* Policy.decodeToolCall(input)
-      const engine = yield* Policy.PolicyEngine
-      const gate = yield* Governance.Governance
-      const decision = yield* engine.decide(call)
-      return yield* gate.authorize(call, runId === undefined ? {} : { runId }).pipe(
-        Effect.map(({ grantedBy }): Verdict =>
-          verdictOf(
-            decision,
-            grantedBy === "policy" ? "allowed" : "granted",
-            grantedBy,
-            `allowed: ${decision.citation.reason}`
-          )
-        ),
-        Effect.catchIf(
-          (error) => error.code === "denied" || error.code === "ask-unanswered",
-          (error) =>
-            Effect.succeed(verdictOf(
-              decision,
-              error.code === "ask-unanswered" ? "unanswered" : decision.decision === "deny" ? "denied" : "refused",
-              null,
-              error.message
-            ))
+      const resolution = yield* resolve(call, runId === undefined ? {} : { runId })
+      const { decision } = resolution
+      if (resolution._tag === "Granted") {
+        const { grantedBy } = resolution
+        return verdictOf(
+          decision,
+          grantedBy === "policy" ? "allowed" : "granted",
+          grantedBy,
+          `allowed: ${decision.citation.reason}`
         )
+      }
+      const { error } = resolution
+      return verdictOf(
+        decision,
+        error.code === "ask-unanswered" ? "unanswered" : decision.decision === "deny" ? "denied" : "refused",
+        null,
+        error.message
       )
     })
   )

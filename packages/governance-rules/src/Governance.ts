@@ -9,12 +9,13 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Evidence from "./Evidence.js"
-import * as GovernanceError from "./GovernanceError.js"
+import type * as Evidence from "./Evidence.js"
+import type * as GovernanceError from "./GovernanceError.js"
 import * as Hooks from "./Hooks.js"
+import * as Authorize from "./internal/authorize.js"
 import { spanWhenTracing } from "./internal/tracing.js"
 import * as Policy from "./Policy.js"
-import * as Responder from "./Responder.js"
+import type * as Responder from "./Responder.js"
 import * as ShellParser from "./ShellParser.js"
 
 /**
@@ -71,20 +72,6 @@ export class Governance extends Context.Tag("@steward/governance-rules/Governanc
   ) => Effect.Effect<ReadonlyArray<Evidence.EvidenceEvent>>
 }>() {}
 
-const citationData = (decision: Policy.Decision) => ({
-  decision: decision.decision,
-  level: decision.level,
-  citation: {
-    layer: decision.citation.layer,
-    ruleId: decision.citation.ruleId,
-    pattern: decision.citation.pattern,
-    action: decision.citation.action,
-    resource: Evidence.redact(decision.citation.resource),
-    reason: Evidence.redact(decision.citation.reason)
-  },
-  segments: decision.segments.map((s) => ({ canonical: Evidence.redact(s.canonical), decision: s.decision }))
-})
-
 /**
  * Build the gate.
  *
@@ -92,64 +79,17 @@ const citationData = (decision: Policy.Decision) => ({
  * @category constructors
  */
 export const make = Effect.gen(function*() {
-  const engine = yield* Policy.PolicyEngine
-  const responder = yield* Responder.Responder
+  const resolve = yield* Authorize.make
   const hooks = yield* Hooks.Hooks
-  const log = yield* Evidence.EvidenceLog
-  const record = (input: Evidence.EvidenceInput) =>
-    log.append(input).pipe(
-      Effect.asVoid,
-      Effect.catchAllCause((cause) => Effect.logWarning("evidence append failed", cause))
-    )
   return Governance.of({
     // no span unless the host traces: it is on every tool call's path
     authorize: spanWhenTracing(
       "Governance.authorize",
-      Effect.fnUntraced(function*(
-        call: Policy.ToolCall,
-        options: AuthorizeOptions = {}
-      ) {
-        const runId = options.runId ?? null
-        const decision = yield* engine.decide(call)
-        yield* record({ kind: "decision", runId, data: { tool: call.tool, ...citationData(decision) } })
-        yield* hooks.fire({
-          point: "pre_tool",
-          call,
-          decision,
-          ...(options.runId === undefined ? {} : { runId: options.runId })
-        })
-        if (decision.decision === "allow") return { decision, grantedBy: "policy" }
-        if (decision.decision === "deny") {
-          return yield* GovernanceError.make("denied", `denied: ${decision.citation.reason}`, {
-            detail: { citation: decision.citation, reasons: decision.reasons }
-          })
-        }
-        const request: Responder.AskRequest = {
-          call,
-          decision,
-          ...(options.runId === undefined ? {} : { runId: options.runId })
-        }
-        const answer = yield* responder.respond(request).pipe(
-          Effect.tapError((error) =>
-            record({
-              kind: "answer",
-              runId,
-              data: { answer: "unanswered", code: error.code, ruleId: decision.citation.ruleId }
-            })
-          )
-        )
-        yield* record({
-          kind: "answer",
-          runId,
-          data: { answer: answer.answer, by: answer.by, ruleId: decision.citation.ruleId }
-        })
-        if (answer.answer === "deny") {
-          return yield* GovernanceError.make("denied", `denied by ${answer.by}: ${decision.citation.reason}`, {
-            detail: { citation: decision.citation, reasons: decision.reasons, answeredBy: answer.by }
-          })
-        }
-        return { decision, grantedBy: answer.by }
-      })
+      (call: Policy.ToolCall, options: AuthorizeOptions = {}) =>
+        Effect.flatMap(resolve(call, options), (resolution) =>
+          resolution._tag === "Granted"
+            ? Effect.succeed({ decision: resolution.decision, grantedBy: resolution.grantedBy })
+            : Effect.fail(resolution.error))
     ),
     completed: (call, outcome) =>
       hooks.fire({
