@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Sandbox } from "../src/index.js"
 import { makeScene, removeScene, runIn, SandboxLive, type Scene, SECRET_ENV, skipReason } from "./sandboxHelpers.js"
@@ -156,5 +157,28 @@ suite("Sandbox (bubblewrap): a session's commands in one persistent sandbox", ()
         assert.strictEqual(short.out, "short\n")
         assert.deepStrictEqual([long.boundary.mode, short.boundary.mode], ["persistent", "per-command"])
       })
+    ).pipe(Effect.provide(SandboxLive)))
+
+  it.effect("a workspace under /tmp keeps per-command bubblewrap, and emptying /tmp never reaches it", () =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-session-tmp-ws-")))
+        fs.mkdirSync(path.join(workspace, "sub"))
+        fs.writeFileSync(path.join(workspace, "sub", "kept.txt"), "kept\n")
+        return workspace
+      }),
+      (workspace) =>
+        Effect.gen(function*() {
+          assert.isTrue(workspace.startsWith("/tmp/"), "os.tmpdir() is /tmp on this host")
+          const scene = { root: workspace, workspace, outside: workspace, home: os.homedir(), remote: "", secrets: [] }
+          for (const line of ["echo one >> log.txt", "echo two >> log.txt", "cat log.txt sub/kept.txt"]) {
+            const done = yield* runIn(scene, line)
+            assert.strictEqual(done.exitCode, 0, done.err)
+            assert.strictEqual(done.boundary.mode, "per-command")
+          }
+          assert.strictEqual(fs.readFileSync(path.join(workspace, "log.txt"), "utf8"), "one\ntwo\n")
+          assert.strictEqual(fs.readFileSync(path.join(workspace, "sub", "kept.txt"), "utf8"), "kept\n")
+        }),
+      (workspace) => Effect.sync(() => fs.rmSync(workspace, { recursive: true, force: true }))
     ).pipe(Effect.provide(SandboxLive)))
 })

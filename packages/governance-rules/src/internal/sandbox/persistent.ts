@@ -143,6 +143,31 @@ const KEPT_IN_RUN = new Set(["steward"])
 
 const isDir = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true
 
+/**
+ * Whether a path lies in one of the directories emptied after each command. Such a workspace (one
+ * made with `mkdtemp`, say) is bound inside the private `/tmp`: its commands keep per-command
+ * bubblewrap, since emptying `/tmp` would take the workspace's mount with it.
+ *
+ * @internal
+ */
+export const insideWiped = (p: string): boolean =>
+  WIPED.some((relative) => p === `/${relative}` || p.startsWith(`/${relative}/`))
+
+// Remove an entry of the sandbox's own file system: an entry on another device is a mount
+// (the workspace, a mask) and is never entered, so emptying can only touch the sandbox's tmpfs.
+const removeWithin = (entry: string, device: number): void => {
+  const stat = fs.lstatSync(entry, { throwIfNoEntry: false })
+  if (stat === undefined || stat.dev !== device) return
+  try {
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(entry)) removeWithin(path.join(entry, name), device)
+      fs.rmdirSync(entry)
+    } else fs.unlinkSync(entry)
+  } catch {
+    // a directory still holding a mount stays; nothing in it is the sandbox's to remove
+  }
+}
+
 const wipe = (root: string) => {
   for (const relative of WIPED) {
     let dir = root
@@ -152,15 +177,17 @@ const wipe = (root: string) => {
       if (!isDir(dir)) real = false
     }
     if (!real) continue
+    const device = fs.lstatSync(dir).dev
     for (const name of fs.readdirSync(dir)) {
       if (relative.endsWith("run") && KEPT_IN_RUN.has(name)) continue
-      fs.rmSync(path.join(dir, name), { recursive: true, force: true })
+      removeWithin(path.join(dir, name), device)
     }
   }
   const steward = path.join(root, "run", "steward")
   if (!isDir(steward)) return
+  const device = fs.lstatSync(steward).dev
   for (const name of fs.readdirSync(steward)) {
-    if (name !== "io" && name !== "proxy.sock") fs.rmSync(path.join(steward, name), { recursive: true, force: true })
+    if (name !== "io" && name !== "proxy.sock") removeWithin(path.join(steward, name), device)
   }
 }
 

@@ -13,7 +13,7 @@
 import type * as Sandbox from "../../Sandbox.js"
 import type { Profile } from "../../SandboxProfile.js"
 import * as Host from "./host.js"
-import { Persistent, tools } from "./persistent.js"
+import { insideWiped, Persistent, tools } from "./persistent.js"
 import * as Supervisor from "./supervisor.js"
 
 // The least recently used sandbox is closed past this many (each holds a bubblewrap and a shell).
@@ -33,8 +33,9 @@ export interface Sessions {
   readonly close: () => Promise<void> | null
 }
 
-const eligible = (command: Sandbox.Command, cwd: string): boolean =>
+const eligible = (profile: Profile, command: Sandbox.Command, cwd: string): boolean =>
   command.stdio !== "inherit" && command.stdin !== "inherit" &&
+  !insideWiped(profile.workspace) && !insideWiped(cwd) &&
   Supervisor.carriable([
     ...command.argv,
     cwd,
@@ -110,7 +111,7 @@ export const make = (options: Sandbox.LinuxOptions): Sessions => {
 
   return {
     run: async (bwrap, profile, command, cwd, signal) => {
-      if (found === null || closing || !eligible(command, cwd)) return null
+      if (found === null || closing || !eligible(profile, command, cwd)) return null
       const key = JSON.stringify(profile)
       if (failed.has(key)) return null
       const sandbox = await sandboxFor(bwrap, profile, key)
