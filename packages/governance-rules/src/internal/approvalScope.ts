@@ -122,9 +122,9 @@ export const readShell = (command: string, parser: ShellParser["Type"]): Either.
       }
     }
     if (segment.speculative === true) continue
-    const program = segment.canonical.split(" ")[0] ?? ""
+    const shells = segment.checks.filter((c) => c.action === "shell").map((c) => c.resource)
     for (const guard of segment.guards) {
-      if (guard.id === "unknown-program" && guard.detail === program) continue
+      if (guard.id === "unknown-program" && shells.some((r) => r.split(" ")[0] === guard.detail)) continue
       return Either.left(
         {
           code: "unresolved",
@@ -134,10 +134,11 @@ export const readShell = (command: string, parser: ShellParser["Type"]): Either.
         }
       )
     }
-    const shell = segment.checks.some((c) => c.action === "shell" && c.resource === segment.canonical)
-    if (!shell || segment.canonical === "") continue
-    if (Evaluate.matchLayer(readOnlyLayer(), "shell", segment.canonical)?.rule.effect === "allow") continue
-    if (!parts.includes(segment.canonical)) parts.push(segment.canonical)
+    for (const resource of shells) {
+      if (resource === "" || parts.includes(resource)) continue
+      if (Evaluate.matchLayer(readOnlyLayer(), "shell", resource)?.rule.effect === "allow") continue
+      parts.push(resource)
+    }
   }
   if (parts.length === 0) {
     return Either.left({ code: "empty", reason: "the command needs no approval to remember" })
@@ -208,7 +209,9 @@ export const covers = (pattern: string, resource: string, kind: "path" | "text")
 /** @internal */
 export const shellScope = (reading: Reading): Result => {
   const first = reading.parts[0]!.split(" ")
-  const candidates = prefixLengths(first).map((n) => patternOf(first, n))
+  // a known program without arguments: the exact call (`make`), never every use of it (`make *`)
+  const exact = isKnown(first[0]!) && first.length === 1
+  const candidates = exact ? [escapeGlob(first[0]!)] : prefixLengths(first).map((n) => patternOf(first, n))
   const honoured = candidates.filter((p) => reading.parts.every((part) => covers(p, part, "text")))
   if (honoured.length === 0) {
     const programs = [...new Set(reading.parts.map((p) => p.split(" ")[0]!))]
@@ -238,7 +241,7 @@ export const checkShell = (reading: Reading, pattern: string): Result => {
     }
   }
   const name = program.replace(/\\(.)/g, "$1")
-  if (isKnown(name) && (words.length < 2 || hasGlob(words[1]!))) {
+  if (isKnown(name) && words.length >= 2 && hasGlob(words[1]!)) {
     return refuse(
       "too-wide",
       `${
