@@ -64,6 +64,14 @@ describe("ApprovalScope.scope", () => {
       refused(yield* scopeOf("x", "delete"), "unknown-action")
     }))
 
+  it.effect("inline program text is remembered exactly first", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(right(yield* scopeOf("python3 -c 'print(1)'")), {
+        pattern: "python3 -c print\\(1\\)",
+        alternatives: ["python3 -c *"]
+      })
+    }))
+
   it.effect("a known program is never scoped program-wide", () =>
     Effect.gen(function*() {
       const node = right(yield* scopeOf("node"))

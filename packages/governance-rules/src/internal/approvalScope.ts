@@ -10,6 +10,7 @@ import * as Files from "../Files.js"
 import type { Action } from "../Rule.js"
 import type { ShellParser } from "../ShellParser.js"
 import * as Analyze from "./analyze/index.js"
+import { interpreterOf } from "./analyze/programs.js"
 import { isKnown } from "./analyze/readings.js"
 import * as Evaluate from "./evaluate.js"
 import * as Network from "./network.js"
@@ -211,7 +212,12 @@ export const shellScope = (reading: Reading): Result => {
   const first = reading.parts[0]!.split(" ")
   // a known program without arguments: the exact call (`make`), never every use of it (`make *`)
   const exact = isKnown(first[0]!) && first.length === 1
-  const candidates = exact ? [escapeGlob(first[0]!)] : prefixLengths(first).map((n) => patternOf(first, n))
+  // inline program text (`python3 -c CODE`): the code is what the person read, so the exact call
+  // comes first, then every inline use
+  const inline = first.length > 2 && interpreterOf(first[0]!)?.canonical === first[1]
+  const candidates = exact
+    ? [escapeGlob(first[0]!)]
+    : [...(inline ? [first.map(escapeGlob).join(" ")] : []), ...prefixLengths(first).map((n) => patternOf(first, n))]
   const honoured = candidates.filter((p) => reading.parts.every((part) => covers(p, part, "text")))
   if (honoured.length === 0) {
     const programs = [...new Set(reading.parts.map((p) => p.split(" ")[0]!))]
