@@ -160,6 +160,13 @@ export interface LinuxOptions {
   readonly persistent?: boolean
   /** A session sandbox idle this long is closed (default 120,000 ms). */
   readonly idleMs?: number
+  /**
+   * A directory (the host's state directory) where the availability probe's result is kept and
+   * reused while the bwrap binary, the kernel, the user and the user-namespace settings are
+   * unchanged, so a process start does not spawn a trial bubblewrap each time. Unset: probed in
+   * every process (once, on first use).
+   */
+  readonly probeCache?: string
 }
 
 /**

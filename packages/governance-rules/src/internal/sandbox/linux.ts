@@ -15,6 +15,7 @@ import type { Profile } from "../../SandboxProfile.js"
 import { error, type SandboxError } from "../../SandboxProfile.js"
 import { which } from "./host.js"
 import * as OneShot from "./oneShot.js"
+import * as ProbeCache from "./probeCache.js"
 import * as Sessions from "./sessions.js"
 
 /** @internal */
@@ -37,6 +38,16 @@ const probe = (options: Sandbox.LinuxOptions): Probe => {
       }
     }
   }
+  const key = options.probeCache === undefined ? null : ProbeCache.keyOf(bwrap)
+  const cached = key === null ? null : ProbeCache.read(options.probeCache!, key)
+  if (cached !== null) return { bwrap, availability: cached }
+  const probed = trial(bwrap)
+  if (key !== null) ProbeCache.write(options.probeCache!, key, probed)
+  return { bwrap, availability: probed }
+}
+
+// A bubblewrap run with the namespaces the sandbox needs: whether they can be made here.
+const trial = (bwrap: string): Sandbox.Availability => {
   const trial = childProcess.spawnSync(
     bwrap,
     ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--cap-drop", "ALL", "--", "/bin/true"],
@@ -44,10 +55,10 @@ const probe = (options: Sandbox.LinuxOptions): Probe => {
   )
   if (trial.status !== 0) {
     const why = (trial.stderr ?? "").trim() || trial.error?.message || `exit ${trial.status}`
-    return { bwrap, availability: { available: false, reason: `bubblewrap cannot make namespaces here: ${why}` } }
+    return { available: false, reason: `bubblewrap cannot make namespaces here: ${why}` }
   }
   const version = childProcess.spawnSync(bwrap, ["--version"], { encoding: "utf8" }).stdout.trim()
-  return { bwrap, availability: { available: true, backend: "bubblewrap", detail: `${version} at ${bwrap}` } }
+  return { available: true, backend: "bubblewrap", detail: `${version} at ${bwrap}` }
 }
 
 const insideWorkspace = (profile: Profile, cwd: string | undefined): string | null => {
