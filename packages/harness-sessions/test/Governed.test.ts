@@ -4,21 +4,23 @@ import * as Session from "../src/Session.js"
 import { alice, events, layer, script, workspace } from "./support/env.js"
 
 describe("Session: asks, approvals and the reviewer", () => {
-  it.effect("an ask with no responder is refused (pending); approve-and-remember saves the shown scope and the next call cites it", () =>
+  it.effect("an ask with no responder pauses the run; approve-and-remember saves the shown scope and the next call cites it", () =>
     Effect.gen(function*() {
       const sessions = yield* Session.Sessions
       const { id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
       const first = yield* sessions.run(id, "Say hi in the shell")
-      assert.strictEqual(first.status, "completed")
+      assert.strictEqual(first.status, "paused")
       let es = yield* events(id)
-      const refused = es.find(([t]) => t === "tool.refused")![1]
-      assert.deepStrictEqual([refused.decision, refused.pending], ["ask", true])
-      assert.include(refused.reason, "nobody can answer")
+      const pause = es.find(([t]) => t === "run.pause")![1]
+      assert.deepStrictEqual([pause.tool, pause.scope, first.pending?.callId], ["shell", "node *", pause.callId])
       assert.isTrue(es.some(([t, d]) => t === "approval" && d.answer === "unanswered"))
+      assert.isFalse(es.some(([t]) => t === "tool.refused" || t === "run.settle"))
       const view = yield* sessions.show(id)
-      assert.deepStrictEqual(view.pending.map((p) => p.callId), [refused.callId])
+      assert.deepStrictEqual(view.pending.map((p) => p.callId), [pause.callId])
+      assert.deepStrictEqual([view.runs[0]!.status, view.orphaned], ["paused", false])
 
-      const approved = yield* sessions.approve(id, refused.callId, { remember: true, by: "alice" })
+      const approved = yield* sessions.approve(id, pause.callId, { remember: true, by: "alice" })
+      assert.deepStrictEqual([approved.run, approved.status], [first.run, "completed"])
       assert.deepStrictEqual(approved.remembered, {
         id: "remembered.shell.1",
         action: "shell",
@@ -29,16 +31,18 @@ describe("Session: asks, approvals and the reviewer", () => {
       es = yield* events(id)
       const notice = es.find(([t, d]) => t === "notice" && d.cause === "rule")![1]
       assert.include(notice.text, `allow shell "node *"`)
-      const late = es.find(([t, d]) => t === "approval" && d.late === true)![1]
-      assert.deepStrictEqual([late.by, late.name, typeof late.at, late.remembered], [
+      const answer = es.find(([t, d]) => t === "approval" && d.paused === true)![1]
+      assert.deepStrictEqual([answer.by, answer.name, answer.answer, typeof answer.at, answer.remembered], [
         "person",
         "alice",
+        "allow",
         "number",
         "remembered.shell.1"
       ])
       const ran = es.filter(([t]) => t === "tool.result").at(-1)![1]
       assert.include(ran.output, "11")
       assert.deepStrictEqual((yield* sessions.show(id)).pending, [])
+      assert.deepStrictEqual((yield* sessions.show(id)).remembered.map((r) => r.id), ["remembered.shell.1"])
 
       yield* sessions.run(id, "Say it again")
       es = yield* events(id)
@@ -51,8 +55,7 @@ describe("Session: asks, approvals and the reviewer", () => {
       assert.isTrue((yield* sessions.verify(id)).verified)
     }).pipe(Effect.provide(layer(script(
       { toolCalls: [{ name: "shell", input: { command: "node -e \"console.log(11)\"" } }] },
-      { text: "The shell call needs approval." },
-      { text: "It printed hi." },
+      { text: "It printed 11." },
       { toolCalls: [{ name: "shell", input: { command: "node -e \"console.log(22)\"" } }] },
       { text: "Printed again." }
     )))))
