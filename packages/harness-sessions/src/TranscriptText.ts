@@ -86,7 +86,11 @@ export const line = (e: Event.SessionEvent): string | undefined => {
         : `  ✗ refused (${d["decision"]}) by ${cite(obj(d["citation"]))}: ${clip(String(d["reason"]), 300)}`
     case "run.pause":
       return `── paused at ${d["tool"]} call ${d["callId"]}: needs approval (${cite(obj(d["citation"]))})${
-        typeof d["scope"] === "string" ? `; remember would save ${JSON.stringify(d["scope"])}` : ""
+        typeof d["scope"] === "string"
+          ? `; remember would save ${JSON.stringify(d["scope"])}`
+          : typeof d["unscoped"] === "string"
+          ? `; nothing can be remembered: ${clip(d["unscoped"], 200)}`
+          : ""
       }\n    answer with: steward session approve ${e.session} ${d["callId"]} [--remember]` +
         `  |  steward session reject ${e.session} ${d["callId"]} [--reason TEXT]`
     case "tool.error":

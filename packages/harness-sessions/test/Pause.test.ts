@@ -84,7 +84,7 @@ describe("Sessions: an ask pauses the run at that call", () => {
       assert.deepStrictEqual([paused.status, paused.pending?.tool, paused.pending?.scope], [
         "paused",
         "shell",
-        "node *"
+        "node -e *"
       ])
       let es = yield* events(id)
       assert.deepStrictEqual(es.filter(([t]) => t === "run.pause").length, 1)

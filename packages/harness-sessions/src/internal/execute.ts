@@ -70,6 +70,7 @@ const ctxFor = (
     engine,
     toolkits: rc.toolkits,
     answer: launch.answer,
+    parser: env.parser,
     stored,
     reflexes: env.reflexes,
     slice: WorkSlice.resolve(meta.workSlice, Option.getOrUndefined(env.sliceEnv)),

@@ -8,6 +8,7 @@
 import type * as Rule from "@steward/governance-rules/Rule"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Event from "../Event.js"
 import type { HarnessError } from "../HarnessError.js"
 import type * as Chokepoint from "./chokepoint.js"
@@ -33,19 +34,26 @@ export interface Paused {
 
 type Refused = Extract<Chokepoint.Outcome, { allowed: false }>
 
-/** The scope approve-and-remember would save for the call (null when none). */
-export const scopeOf = (citation: Chokepoint.Cited): string | null =>
-  citation.action === "" ? null : Scope.rememberScope(citation.action, citation.resource)
-
-/** The pending call of a refused-as-pending outcome. */
-export const pendingOf = (ctx: Ctx, callId: string, tool: string, input: unknown, outcome: Refused) => ({
-  run: ctx.run,
-  callId,
-  tool,
-  input,
-  citation: outcome.citation,
-  scope: scopeOf(outcome.citation)
-})
+/** The pending call of a refused-as-pending outcome, with the scope remembering it would save. */
+export const pendingOf = (
+  ctx: Ctx,
+  callId: string,
+  tool: string,
+  input: unknown,
+  outcome: Refused
+): Transcript.PendingCall => {
+  const scope = Scope.rememberScope(Scope.approvedCall(outcome.call, outcome.citation), ctx.parser)
+  return {
+    run: ctx.run,
+    callId,
+    tool,
+    input,
+    citation: outcome.citation,
+    scope: Either.isRight(scope) ? scope.right.pattern : null,
+    alternatives: Either.isRight(scope) ? scope.right.alternatives : [],
+    unscoped: Either.isLeft(scope) ? scope.left.reason : null
+  }
+}
 
 /** The `run.pause` event committed with the decision of an ask nobody could answer. */
 export const pauseEvent = (ctx: Ctx, pending: Transcript.PendingCall) =>
@@ -55,6 +63,8 @@ export const pauseEvent = (ctx: Ctx, pending: Transcript.PendingCall) =>
     input: pending.input,
     citation: pending.citation,
     scope: pending.scope,
+    alternatives: pending.alternatives,
+    unscoped: pending.unscoped,
     reason: "needs a person's approval and nobody could answer"
   })
 

@@ -17,6 +17,7 @@ export const make = (env: RunContext.Env) => {
   const rc = RunContext.make(env)
   return {
     engineFor: rc.engineFor,
+    parser: env.parser,
     load: rc.load,
     settleDangling: (id: string, options: { readonly view?: boolean; readonly paused?: boolean } = {}) =>
       Reopen.settleDangling(rc, id, options),

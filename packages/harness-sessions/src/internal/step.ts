@@ -11,6 +11,7 @@ import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import type * as Hooks from "@steward/governance-rules/Hooks"
 import type * as Policy from "@steward/governance-rules/Policy"
 import type * as Rule from "@steward/governance-rules/Rule"
+import type * as ShellParser from "@steward/governance-rules/ShellParser"
 import type * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
@@ -66,6 +67,8 @@ export interface Ctx {
     readonly agent: AiToolkit.WithHandler<Record<string, AiTool.Any>>
     readonly goal: AiToolkit.WithHandler<Record<string, AiTool.Any>>
   }
+  /** The shell parser the engine decides with (ready after a decision): remembered scopes read with it. */
+  readonly parser: ShellParser.ShellParser["Type"]
   /** The answer to the run's open pause this drive carries, if any. */
   readonly answer: Answer | undefined
   /** The steps of this run committed before this process drove it (read once at its start). */

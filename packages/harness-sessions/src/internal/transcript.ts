@@ -88,7 +88,9 @@ const pauseOf = (run: string, d: Record<string, unknown>): PendingCall => ({
   tool: String(d["tool"]),
   input: d["input"] ?? null,
   citation: d["citation"] ?? null,
-  scope: typeof d["scope"] === "string" ? d["scope"] : null
+  scope: typeof d["scope"] === "string" ? d["scope"] : null,
+  alternatives: Array.isArray(d["alternatives"]) ? d["alternatives"].map(String) : [],
+  unscoped: typeof d["unscoped"] === "string" ? d["unscoped"] : null
 })
 
 // A person's answer to the run's open pause.
@@ -136,8 +138,12 @@ export interface PendingCall {
   readonly tool: string
   readonly input: unknown
   readonly citation: unknown
-  /** The rule's scope approve-and-remember would save, or null when none is honoured. */
+  /** The scope approve-and-remember would save (governance's narrowest honoured one), or null. */
   readonly scope: string | null
+  /** Wider honoured scopes a person may choose instead, narrowest first. */
+  readonly alternatives: ReadonlyArray<string>
+  /** Why no scope can be remembered (governance's reason), or null when `scope` is set. */
+  readonly unscoped: string | null
 }
 
 /** The calls waiting for a person's answer: each paused run's call. */

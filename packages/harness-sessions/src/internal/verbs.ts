@@ -5,6 +5,7 @@
 import type * as Rule from "@steward/governance-rules/Rule"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Checkpoint from "../Checkpoint.js"
 import type * as Event from "../Event.js"
@@ -28,6 +29,9 @@ export const nextRun = (id: string, events: ReadonlyArray<Event.SessionEvent>) =
  * arguments (`psql *`); otherwise the exact resource.
  */
 export const rememberScope = Scope.rememberScope
+
+/** A person-edited scope, checked by governance against the call. */
+export const checkScope = Scope.checkScope
 
 // The input a run was started with, from its `run.start` event (a re-drive runs it again).
 const inputOf = (open: Transcript.RunView): RunInput => ({
@@ -165,7 +169,7 @@ export const answer = (runner: Runner) =>
     }
     const by = options.by ?? "person"
     const rule = options.decision === "allow" && (options.remember === true || options.scope !== undefined)
-      ? yield* rememberedRule(id, call, snapshot.meta.remembered.length + 1, by, options.scope)
+      ? yield* rememberedRule(runner, id, call, snapshot.meta.remembered.length + 1, by, options.scope)
       : undefined
     if (options.started !== undefined) yield* Deferred.succeed(options.started, paused.run)
     const outcome = yield* runner.execute(id, paused.run, inputOf(paused), options.abort, {
@@ -178,19 +182,38 @@ export const answer = (runner: Runner) =>
     return { ...outcome, callId, remembered: rule ?? null }
   })
 
-// The rule approve-and-remember saves: the scope shown on the pause, or the person's own.
-const rememberedRule = (id: string, call: Transcript.PendingCall, n: number, by: string, scope: string | undefined) =>
+// The rule approve-and-remember saves: the scope shown on the pause, or the person's own checked
+// by governance; none honoured: refused with governance's reason.
+const rememberedRule = (
+  runner: Runner,
+  id: string,
+  call: Transcript.PendingCall,
+  n: number,
+  by: string,
+  edited: string | undefined
+) =>
   Effect.gen(function*() {
-    const citation = call.citation as { action?: string; resource?: string } | null
-    const resource = scope ?? call.scope
-    if (citation?.action === undefined || citation.action === "" || resource === null) {
-      return yield* invalid(`call ${call.callId} in session ${id}: no rule can be remembered for it`)
+    const citation = call.citation as { action?: unknown; resource?: unknown } | null
+    const command = (call.input as { command?: unknown } | null)?.command
+    const cited = citation?.action === "shell" && typeof command === "string"
+      ? { action: "shell", resource: command }
+      : { action: String(citation?.action ?? ""), resource: String(citation?.resource ?? "") }
+    const scope = edited !== undefined
+      ? checkScope(cited, edited, runner.parser)
+      : call.scope !== null
+      ? Either.right({ pattern: call.scope, alternatives: call.alternatives })
+      : rememberScope(cited, runner.parser)
+    if (Either.isLeft(scope)) {
+      return yield* invalid(
+        `call ${call.callId} in session ${id}: cannot remember ${
+          edited === undefined ? "a scope" : JSON.stringify(edited)
+        }: ${scope.left.reason}`
+      )
     }
-    if (resource.trim() === "") return yield* invalid(`call ${call.callId}: the scope to remember is empty`)
     return {
-      id: `remembered.${citation.action}.${n}`,
-      action: citation.action as Rule.Action,
-      resource,
+      id: `remembered.${cited.action}.${n}`,
+      action: cited.action as Rule.Action,
+      resource: scope.right.pattern,
       effect: "allow" as const,
       note: `approved and remembered by ${by}`
     } satisfies Rule.RuleInput
