@@ -8,7 +8,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -136,6 +136,31 @@ describe("Sessions: an ask pauses the run at that call", () => {
     }).pipe(Effect.provide(layerWith(EventStore.layerMemory, askThenRead, calls)))
   })
 
+  it.effect("two asks in one turn: approving the first runs it and pauses at the second; the run completes only when both are answered", () => {
+    const calls: Calls = { prompts: [] }
+    return Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const { id } = yield* sessions.create({ workspace: seeded(), level: "assist" })
+      const first = yield* sessions.run(id, "Say hi twice")
+      const second = yield* sessions.approve(id, first.pending!.callId)
+      assert.deepStrictEqual([second.run, second.status], [first.run, "paused"])
+      assert.notStrictEqual(second.pending!.callId, first.pending!.callId)
+      assert.deepStrictEqual((yield* sessions.show(id)).pending.map((p) => p.callId), [second.pending!.callId])
+      const done = yield* sessions.reject(id, second.pending!.callId, { reason: "once is enough" })
+      assert.deepStrictEqual([done.run, done.status, calls.prompts.length], [first.run, "completed", 2])
+      assert.isTrue((yield* sessions.verify(id)).verified)
+    }).pipe(Effect.provide(layerWith(
+      EventStore.layerMemory,
+      script({
+        toolCalls: [
+          { name: "shell", input: { command: "node -e \"console.log(1)\"" } },
+          { name: "shell", input: { command: "node -e \"console.log(2)\"" } }
+        ]
+      }, { text: "Done." }),
+      calls
+    )))
+  })
+
   it.effect("answering a call that is not the open pause is INVALID_INPUT naming the call; nothing is written", () => {
     const calls: Calls = { prompts: [] }
     return Effect.gen(function*() {
@@ -180,7 +205,7 @@ describe("Sessions: an ask pauses the run at that call", () => {
     }).pipe(Effect.provide(layerWith(EventStore.layerMemory, askThenRead, calls)))
   })
 
-  it.effect("an answer from another process (another layer on the same SQLite file) resumes the paused run there", () => {
+  it.effect("killed after the pause: an answer from another process (another layer on the same SQLite file) resumes the run there", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "harness-pause-")), "steward.sqlite")
     const sql = () => EventStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: file })))
     const one: Calls = { prompts: [] }
@@ -193,9 +218,17 @@ describe("Sessions: an ask pauses the run at that call", () => {
         return yield* sessions.run(id, "Say hi, then read a.txt")
       }).pipe(Effect.provide(layerWith(sql(), askThenRead, one)))
       assert.strictEqual(first.status, "paused")
+      // Killed after the pause with its lease still held: the lease runs out, then anyone may answer.
+      yield* Effect.flatMap(EventStore.EventStore, (s) => s.acquire(first.session, { id: "killed", ttl: 5_000 })).pipe(
+        Effect.provide(sql()),
+        Effect.orDie
+      )
       // The other process's script is served from where the stored model calls left it.
       const done = yield* Effect.gen(function*() {
         const sessions = yield* Session.Sessions
+        const busy = yield* Effect.flip(sessions.approve(first.session, first.pending!.callId, { by: "alice" }))
+        assert.strictEqual(busy.code, "BUSY")
+        yield* TestClock.adjust("6 seconds")
         const outcome = yield* sessions.approve(first.session, first.pending!.callId, { by: "alice" })
         return { outcome, verified: (yield* sessions.verify(first.session)).verified }
       }).pipe(Effect.provide(layerWith(sql(), askThenRead.split("\n").slice(1).join("\n"), two)))
