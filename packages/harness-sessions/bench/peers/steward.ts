@@ -52,6 +52,9 @@ const scriptedModel = (shape: Shape) =>
     }).pipe(Effect.runSync)
   )
 
+/** The SQLite store's file in a runner's `dir`. */
+export const sqliteFile = "bench.sqlite"
+
 /** The store a bench row runs on. */
 export type Store = "memory" | "sqlite"
 
@@ -59,12 +62,12 @@ const storeLayer = (store: Store, dir: string): Layer.Layer<EventStore.EventStor
   if (store === "memory") return EventStore.layerMemory
   const normal = Layer.effectDiscard(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`PRAGMA synchronous = NORMAL`))
   return EventStore.layerSql.pipe(
-    Layer.provide(Layer.provideMerge(normal, SqliteClient.layer({ filename: path.join(dir, "bench.sqlite") }))),
+    Layer.provide(Layer.provideMerge(normal, SqliteClient.layer({ filename: path.join(dir, sqliteFile) }))),
     Layer.orDie
   )
 }
 
-/** A Steward runner: `run` runs the shape once; `dispose` closes the runtime. */
+/** A Steward runner: `run` runs the shape once; `dispose` closes the runtime; `dir` holds its files. */
 export const runner = (shape: Shape, store: Store) => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `harness-bench-peers-${store}-`)))
   const tools = shape.eightTools ? [...Tools.defaults, noop] : [noop]
@@ -97,5 +100,5 @@ export const runner = (shape: Shape, store: Store) => {
     await runtime.dispose()
     fs.rmSync(dir, { recursive: true, force: true })
   }
-  return { run, dispose }
+  return { run, dispose, dir }
 }
