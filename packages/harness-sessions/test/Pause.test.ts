@@ -81,11 +81,13 @@ describe("Sessions: an ask pauses the run at that call", () => {
       const store = yield* EventStore.EventStore
       const { id } = yield* sessions.create({ workspace: seeded(), level: "assist" })
       const paused = yield* sessions.run(id, "Say hi, then read a.txt")
+      // Inline code is offered exactly first, then every inline use (ADR 0218).
       assert.deepStrictEqual([paused.status, paused.pending?.tool, paused.pending?.scope], [
         "paused",
         "shell",
-        "node -e *"
+        "node -e console.log\\(11\\)"
       ])
+      assert.include(paused.pending?.alternatives ?? [], "node -e *")
       let es = yield* events(id)
       assert.deepStrictEqual(es.filter(([t]) => t === "run.pause").length, 1)
       assert.isFalse(es.some(([t]) => t === "run.settle" || t === "tool.refused"))

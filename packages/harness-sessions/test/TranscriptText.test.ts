@@ -28,7 +28,7 @@ describe("TranscriptText", () => {
       const pause = TranscriptText.line(events.find((e) => e.type === "run.pause")!)!
       const callId = paused.pending!.callId
       assert.match(pause, new RegExp(`^── paused at shell call ${callId}: needs approval \\(`))
-      assert.include(pause, `remember would save "node -e *"`)
+      assert.include(pause, `remember would save ${JSON.stringify("node -e console.log\\(11\\)")}`)
       assert.include(pause, `steward session approve ${id} ${callId} [--remember]`)
       assert.include(pause, `steward session reject ${id} ${callId} [--reason TEXT]`)
       assert.deepStrictEqual(
