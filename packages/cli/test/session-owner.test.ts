@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import * as Ndjson from "./support/ndjson.js"
 
 const pkg = path.resolve(import.meta.dirname, "..")
 const bin = path.join(pkg, "src", "bin.ts")
@@ -83,7 +84,7 @@ const waitFor = async (what: string, ready: () => boolean, limit = 600) => {
 const created = async (t: ReturnType<typeof setup>) => {
   const run = await t.steward("session", "run", "--script", t.script, "--workspace", t.ws, "--json", "Get ready")
   assert.strictEqual(run.code, 0, run.stderr)
-  return JSON.parse(run.stdout).session as string
+  return Ndjson.outcome(run.stdout).session as string
 }
 
 const busy = (ended: Ended, id: string) => {
@@ -179,7 +180,7 @@ for (const backend of SqlBackends.all) {
             "Print"
           )
           assert.strictEqual(run.code, 0, run.stderr)
-          const id = JSON.parse(run.stdout).session as string
+          const id = Ndjson.outcome(run.stdout).session as string
           const pending = JSON.parse((await t.steward("session", "show", "--json", id)).stdout).pending[0]
           assert.strictEqual(pending.tool, "shell")
           const owner = collect(t.start(["session", "continue", "--json", id, "Read the gate"]))
@@ -204,19 +205,23 @@ for (const backend of SqlBackends.all) {
           const owner = t.start(["session", "continue", "--json", id, "Carry on"])
           const gone = collect(owner)
           await waitFor("the owner's gated call", t.marker)
-          const follow = collect(t.start(["session", "events", id, "--follow"]))
+          const follow = collect(t.start(["session", "events", id, "--follow", "--json"]))
           owner.kill("SIGKILL")
           await gone
-          // The follow ends by itself once the lease lapses (exit 1, saying how to resume).
+          // The follow ends by itself once the lease lapses: exit 1, `orphaned`, saying how to resume.
           const followed = await follow
           assert.strictEqual(followed.code, 1, followed.stderr)
-          assert.include(followed.stderr, `steward session continue ${id}`)
+          const error = JSON.parse(followed.stderr).error
+          assert.strictEqual(error.code, "orphaned")
+          assert.include(error.message, `steward session continue ${id}`)
+          // what it printed before is NDJSON, line by line, up to the gated call
+          assert.include(Ndjson.events(followed.stdout).map((e) => e.type), "tool.call")
           const show = JSON.parse((await t.steward("session", "show", "--json", id)).stdout)
           assert.deepStrictEqual([show.orphaned, show.owner], [true, null])
           assert.include((await t.steward("session", "show", id)).stdout, "orphaned")
           const resumed = await t.steward("session", "continue", "--json", id)
           assert.strictEqual(resumed.code, 0, resumed.stderr)
-          assert.strictEqual(JSON.parse(resumed.stdout).status, "completed")
+          assert.strictEqual(Ndjson.outcome(resumed.stdout).status, "completed")
           const verify = await t.steward("session", "verify", id)
           assert.strictEqual(verify.code, 0, verify.stderr)
         }),

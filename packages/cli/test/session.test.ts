@@ -37,7 +37,7 @@ describe("steward session", () => {
         "Say hello"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const outcome = run.json()
+      const outcome = run.outcome()
       assert.deepStrictEqual([outcome.status, outcome.code], ["completed", null])
       const id = outcome.session
       const list = yield* runCli(["session", "list", "--state-dir", t.state, "--json"])
@@ -45,7 +45,7 @@ describe("steward session", () => {
       const show = yield* runCli(["session", "show", "--state-dir", t.state, id])
       assert.include(show.stdout, "completed")
       const events = yield* runCli(["session", "events", "--state-dir", t.state, "--json", id])
-      const types = events.json().map((e: any) => e.type)
+      const types = events.events().map((e: any) => e.type)
       assert.strictEqual(types[0], "run.start")
       assert.strictEqual(types.at(-1), "run.settle")
       const verify = yield* runCli(["session", "verify", "--state-dir", t.state, "--json", id])
@@ -69,7 +69,8 @@ describe("steward session", () => {
         "Clean up"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      assert.match(run.stdout, /✗ refused \(deny\) by universal rule universal\.[a-z-]+/)
+      assert.match(run.stdout, /\[deny: universal rule universal\.[a-z-]+ /)
+      assert.include(run.stdout, "✗ refused: ")
       assert.include(run.stdout, "model:  That was refused.")
       assert.include(run.stdout, "── settled completed")
     }))
@@ -98,7 +99,7 @@ describe("steward session", () => {
         "Print"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const id = run.json().session
+      const id = run.outcome().session
       const show = yield* runCli(["session", "show", ...base, "--json", id])
       const [pending] = show.json().pending
       assert.strictEqual(pending.tool, "shell")
@@ -128,7 +129,7 @@ describe("steward session", () => {
         "--json",
         "First"
       ])
-      const id = run.json().session
+      const id = run.outcome().session
       yield* runCli(["session", "continue", ...base, id, "Second"])
       assert.strictEqual((yield* runCli(["session", "verify", ...base, id])).exitCode, 0)
       yield* Effect.flatMap(
@@ -180,7 +181,7 @@ describe("steward session", () => {
         "--json",
         "p"
       ])
-      const resume = yield* runCli(["session", "continue", "--state-dir", t.state, run.json().session])
+      const resume = yield* runCli(["session", "continue", "--state-dir", t.state, run.outcome().session])
       assert.strictEqual(resume.exitCode, 2)
       assert.include(resume.stderr, "no open run")
       const missing = yield* runCli(["session", "show", "--state-dir", t.state, "nope"])
