@@ -278,6 +278,14 @@ const approve = Command.make(
 )
   .pipe(Command.withDescription("Approve a refused call: it runs now; --remember saves a scoped rule"))
 
+const tools = Command.make(
+  "tools",
+  { ...GlobalOptions.global },
+  (options) => Effect.flatMap(Effect.promise(() => import("./tools.js")), (m) => m.tools(options))
+).pipe(
+  Command.withDescription("Print every tool a session's model can call, with its input schema (--json: JSON Schema)")
+)
+
 const verifyOptions = { ...GlobalOptions.global, id: idArg } as const
 
 /**
@@ -296,6 +304,6 @@ const verify = Command.make("verify", verifyOptions, (options) => Effect.flatMap
  * @category commands
  */
 export const command = Command.make("session").pipe(
-  Command.withDescription("Governed agent sessions: run, list, show, events, continue, approve, verify"),
-  Command.withSubcommands([run, list, show, events, continueCommand, approve, verify])
+  Command.withDescription("Governed agent sessions: run, list, show, events, continue, approve, verify, tools"),
+  Command.withSubcommands([run, list, show, events, continueCommand, approve, verify, tools])
 )
