@@ -75,6 +75,59 @@ describe("steward session", () => {
       assert.include(run.stdout, "── settled completed")
     }))
 
+  it.live("summaries: one-line refusals citing the rule once (-v and show ID CALL in full); list's columns", () =>
+    Effect.gen(function*() {
+      const t = setup(
+        { toolCalls: [{ name: "shell", input: { command: "git push --force origin main" } }] },
+        { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] },
+        { text: "Both refused." },
+        { text: "Again." }
+      )
+      const base = ["--state-dir", t.state]
+      const prompt = "Publish the branch\nand print the answer, a request long enough to be cut in the list's column"
+      const run = yield* runCli(
+        ["session", "run", ...base, "--script", t.script, "--workspace", t.ws, "--sandbox", "off", prompt]
+      )
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      const id = /^session (\S+)$/m.exec(run.stdout)![1]!
+      const refusals = run.stdout.split("\n").filter((l) => l.startsWith("  ✗"))
+      assert.deepStrictEqual(refusals, [
+        "  ✗ refused: force-push rewrites shared history",
+        `  ✗ waiting for approval: steward session approve ${id} call_2_1 [--remember]`
+      ])
+      // the rule is cited once: on the call's line, not again on its refusal
+      assert.strictEqual(run.stdout.split("universal.force-push").length - 1, 1)
+      assert.notInclude(run.stdout, "approve with:")
+
+      const verbose = yield* runCli(["session", "events", ...base, "-v", id])
+      assert.match(
+        verbose.stdout,
+        /✗ refused \(deny\) by universal rule universal\.force-push .* — force-push rewrites/
+      )
+      const call = yield* runCli(["session", "show", ...base, id, "call_1_1"])
+      assert.strictEqual(call.exitCode, 0, call.stderr)
+      assert.deepStrictEqual(call.stdout.split("\n").map((l) => l.slice(0, 12)), ["  → shell {\"", "  ✗ refused "])
+      assert.include(call.stdout, `matched shell "git push --force origin main"`)
+      const callJson = yield* runCli(["session", "show", ...base, "--json", id, "call_2_1"])
+      assert.deepStrictEqual(callJson.events().map((e) => e.type).filter((t) => t !== "hook"), [
+        "tool.call",
+        "approval",
+        "tool.refused"
+      ])
+      const missing = yield* runCli(["session", "show", ...base, id, "call_9_9"])
+      assert.strictEqual(missing.exitCode, 2)
+
+      yield* runCli(["session", "continue", ...base, id, "Once more"])
+      const list = yield* runCli(["session", "list", ...base])
+      const [header, row] = list.stdout.split("\n")
+      assert.match(header!, /^SESSION +STARTED +RUNS +STATUS +PENDING +FIRST PROMPT$/)
+      assert.match(
+        row!,
+        new RegExp(`^${id} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ +2 +completed +1 +Publish the branch and print`)
+      )
+      assert.isTrue(row!.endsWith("…") && row!.length < 160, row)
+    }))
+
   it.live("approve --remember: the refused call runs, the saved scope is shown, and the next call cites it", () =>
     Effect.gen(function*() {
       const t = setup(

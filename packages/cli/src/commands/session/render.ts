@@ -102,21 +102,43 @@ export const view = (v: Session.SessionView): string =>
       ])
   ].join("\n")
 
+// A prompt on one line of the list: its first line, whitespace folded, cut with an ellipsis.
+const oneLine = (text: string, n: number): string => clip(text.replace(/\s+/g, " ").trim(), n)
+
+// The session's start, to the second, in UTC: `2026-12-07 14:35:19Z`.
+const started = (at: number): string => new Date(at).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z")
+
 /**
- * The session list.
+ * The session list: one row a session, oldest first, under a header: id, start time (UTC), runs,
+ * the last run's status, calls waiting for approval, and the first prompt a person gave (cut).
+ * All of it from the sessions' views (`SessionViews.list`).
  *
  * @since 0.1.0
  * @category rendering
  */
-export const list = (views: ReadonlyArray<Session.SessionView>): string =>
-  views.length === 0
-    ? "no sessions"
-    : views.map((v) => {
-      const last = v.runs.at(-1)
-      const status = last === undefined
-        ? "no runs"
-        : last.status === null
-        ? openStatus(v)
-        : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
-      return `${v.id}  ${v.runs.length} run(s)  ${status}  ${v.workspace}`
-    }).join("\n")
+export const list = (views: ReadonlyArray<Session.SessionView>): string => {
+  if (views.length === 0) return "no sessions"
+  const rows = views.map((v) => {
+    const last = v.runs.at(-1)
+    const status = last === undefined
+      ? "no runs"
+      : last.status === null
+      ? openStatus(v)
+      : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
+    const first = v.runs.find((r) => r.trigger === "person") ?? v.runs[0]
+    return [
+      v.id,
+      started(v.createdAt),
+      String(v.runs.length),
+      status,
+      String(v.pending.length),
+      oneLine(first?.prompt ?? "", 60)
+    ]
+  })
+  const header = ["SESSION", "STARTED", "RUNS", "STATUS", "PENDING", "FIRST PROMPT"]
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  return [header, ...rows].map((r) =>
+    r.map((cell, i) => i === r.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ")
+  )
+    .join("\n")
+}
