@@ -2,10 +2,11 @@
  * The policy engine: decides every tool call — allow, ask or deny — from ordered rules that are
  * data, and every decision cites the rule that made it.
  *
- * Layers, in precedence order: **universal** (deny-overrides inside; nothing loosens it) >
+ * Layers, in precedence order: **universal** (deny-overrides inside; nothing loosens its denies) >
  * **engine** guards (what cannot be resolved asks) > **level** baseline > **user** (project/user
  * rules). Inside the level and user layers the last matching rule wins; across layers the
- * strictest matching layer wins (deny-overrides); when nothing matches, the answer is ask.
+ * strictest matching layer wins (deny-overrides); when nothing matches, the answer is ask. A
+ * user allow that names a program literally loosens an ask on it, never a deny (ADR 0218).
  * A shell command is split into segments; each segment yields checks (the canonical argv, files
  * read or written, network destinations), every check is decided, and the strictest outcome
  * wins — the same for a batch of resources.

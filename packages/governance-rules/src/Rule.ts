@@ -89,8 +89,10 @@ export const make = (input: RuleInput): Rule =>
   })
 
 /**
- * Where a decision came from. `universal` cannot be loosened by anything; `engine` is a built-in
- * check for what the engine cannot resolve (always ask); `level` is the autonomy baseline; `user`
+ * Where a decision came from. `universal` denies cannot be loosened by anything; `engine` is a
+ * built-in check for what the engine cannot resolve (asks; an unknown program's ask, like a
+ * universal or level ask, is loosened by a user rule naming the program, ADR 0218); `level` is the
+ * autonomy baseline; `user`
  * is project/user rules; `default` means nothing matched (ask); `sandbox` means the boundary
  * contains what the gate alone would have asked about (`sandbox.contained`, see `Placement`).
  *
@@ -127,6 +129,15 @@ export interface Citation {
   readonly note: string | null
   /** Where the rule was defined (a policy file), when known. */
   readonly source: string | null
+  /**
+   * The ask this allow overrode: a user or remembered rule that names a program loosens the
+   * engine's, universal or level ask on it (never a deny; ADR 0218).
+   */
+  readonly overrides?: {
+    readonly layer: LayerName
+    readonly ruleId: string | null
+    readonly note: string | null
+  }
   readonly reason: string
 }
 

@@ -127,3 +127,11 @@ export * as Sandbox from "./Sandbox.js"
  * @since 0.1.0
  */
 export * as Placement from "./Placement.js"
+
+/**
+ * The scope a person's "always" remembers: the narrowest honoured rule pattern for an approved
+ * call, wider alternatives, and the check of an edited scope.
+ *
+ * @since 0.1.0
+ */
+export * as ApprovalScope from "./ApprovalScope.js"

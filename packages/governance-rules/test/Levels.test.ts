@@ -70,12 +70,19 @@ describe("autonomy levels", () => {
         })
         assert.strictEqual(tightened.decision, "deny")
         assert.strictEqual(tightened.citation.ruleId, "no-tests")
-        // ... but not loosen the baseline's asks
+        // ... but a program-wide rule does not loosen the baseline's asks
         const loosened = yield* shell("python3 -c 'print(1)'", {
           rules: [{ id: "py", action: "shell", resource: "python3 *", effect: "allow" }]
         })
         assert.strictEqual(loosened.decision, "ask")
         assert.strictEqual(loosened.citation.ruleId, "execute.shell.python-c")
+        // a rule naming the program and its option does, citing the ask it overrode (ADR 0218)
+        const named = yield* shell("python3 -c 'print(1)'", {
+          rules: [{ id: "py-c", action: "shell", resource: "python3 -c *", effect: "allow" }]
+        })
+        assert.strictEqual(named.decision, "allow")
+        assert.strictEqual(named.citation.ruleId, "py-c")
+        assert.strictEqual(named.citation.overrides?.ruleId, "execute.shell.python-c")
       }))
 
     it.effect("autonomous: everything runs except what the universal layer stops", () =>

@@ -31,6 +31,9 @@ import * as FrozenJson from "./internal/frozenJson.js"
  * - `notice`: something the person should know (a slice boundary, a budget, a rule saved).
  * - `reflex.decision`: a turn-end reflex decision and what the harness did with it.
  * - `goal`: the goal's state changes and the checker's verdicts.
+ * - `run.pause`: the run stopped at an ask nobody could answer (ADR 0573): the call, its input and
+ *   citation, and the `scope` approve-and-remember would save; the run waits for a person's
+ *   answer (`Sessions.approve` / `Sessions.reject`) and goes on from that call.
  * - `run.settle`: how the run ended.
  *
  * @since 0.1.0
@@ -51,6 +54,7 @@ export const types = [
   "notice",
   "reflex.decision",
   "goal",
+  "run.pause",
   "run.settle"
 ] as const
 

@@ -1,6 +1,7 @@
 /**
  * A run as an Effect `Stream` of its events, each as it is committed, ending with the run's
- * `run.settle` (ADR 0572). It reads the store, not the process that drives the run: a run driven
+ * `run.settle` (ADR 0572) — or with its `run.pause`, the end of a drive at an ask nobody could
+ * answer (ADR 0573; `throughPauses` follows on across the answers to the settle). It reads the store, not the process that drives the run: a run driven
  * here and one driven by another process sharing the database stream alike. A consumer that starts
  * late gets the events already committed first, then the live ones, without a gap or a duplicate
  * (`EventStore.follow` subscribes before its first read and pages by `seq`). The stream is pulled:
@@ -41,12 +42,22 @@ export interface FollowOptions {
   readonly after?: number
   /** Milliseconds between reads for commits by other processes (default 200; commits here wake it at once). */
   readonly poll?: number
+  /**
+   * Follow on past a `run.pause` (the run waits for an answer, perhaps from another process) to
+   * the run's settle. Default false: the stream ends with the pause, as the drive does.
+   */
+  readonly throughPauses?: boolean
 }
+
+// A drive ends with its run's settle, or its pause unless the follow goes through pauses.
+const ends = (throughPauses: boolean) => (e: Event.SessionEvent): boolean =>
+  e.type === "run.settle" || (!throughPauses && e.type === "run.pause")
 
 /**
  * The events of one run of a session, stored ones first and then each as it is committed, ending
- * with (and including) its `run.settle`. A run not started yet is waited for; a settled one
- * yields its stored events and ends. Fails with `SESSION_NOT_FOUND` for an unknown session and
+ * with (and including) its `run.settle`, or its first `run.pause` after `after` (unless
+ * `throughPauses`). A run not started yet is waited for; a settled one yields its stored events
+ * and ends. Fails with `SESSION_NOT_FOUND` for an unknown session and
  * with the store's typed error when a read fails.
  *
  * @since 0.1.0
@@ -60,9 +71,12 @@ export const follow = (
   Stream.unwrap(
     Effect.as(
       Effect.flatMap(EventStore.EventStore, (store) => store.get(session)),
-      EventStore.follow(session, options).pipe(
+      EventStore.follow(session, {
+        ...(options.after === undefined ? {} : { after: options.after }),
+        ...(options.poll === undefined ? {} : { poll: options.poll })
+      }).pipe(
         Stream.filter((e) => e.run === run),
-        Stream.takeUntil((e) => e.type === "run.settle")
+        Stream.takeUntil(ends(options.throughPauses === true))
       )
     )
   )
@@ -84,7 +98,7 @@ const driven = (
     const { lastSeq } = yield* store.get(session)
     const started = yield* Deferred.make<string>()
     const fiber = yield* Effect.forkScoped(start(sessions, started))
-    // Only the drive's failure ends the stream early; its success ends it through the settle event.
+    // Only the drive's failure ends the stream early; its success ends it through its settle or pause event.
     const failure = Effect.flatMap(Fiber.join(fiber), () => Effect.never)
     const run = yield* Effect.raceFirst(Deferred.await(started), failure)
     return follow(session, run, { after: lastSeq, ...(poll === undefined ? {} : { poll }) }).pipe(
@@ -128,8 +142,8 @@ export const resume = (
 }
 
 /**
- * Approve a call refused for want of an answer (`Sessions.approve`) and stream the run that runs
- * it, ending with its settle. Failures and interruption as for `run`.
+ * Approve the call a run is paused at (`Sessions.approve`) and stream the same run from there,
+ * ending with its settle or its next pause. Failures and interruption as for `run`.
  *
  * @since 0.1.0
  * @category streams
@@ -137,8 +151,24 @@ export const resume = (
 export const approve = (
   session: string,
   callId: string,
-  options: { readonly remember?: boolean; readonly by?: string; readonly poll?: number } = {}
+  options: Omit<Session.ApproveOptions, "started"> & { readonly poll?: number } = {}
 ): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> => {
   const { poll, ...approveOptions } = options
   return driven(session, poll, (sessions, started) => sessions.approve(session, callId, { ...approveOptions, started }))
+}
+
+/**
+ * Reject the call a run is paused at (`Sessions.reject`) and stream the same run from there,
+ * ending with its settle or its next pause. Failures and interruption as for `run`.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
+export const reject = (
+  session: string,
+  callId: string,
+  options: Omit<Session.RejectOptions, "started"> & { readonly poll?: number } = {}
+): Stream.Stream<Event.SessionEvent, HarnessError, Session.Sessions | EventStore.EventStore> => {
+  const { poll, ...rejectOptions } = options
+  return driven(session, poll, (sessions, started) => sessions.reject(session, callId, { ...rejectOptions, started }))
 }

@@ -1,7 +1,9 @@
 /**
  * Sessions and runs. A session holds runs in order, each a person's request carried to a settle:
  * `completed`, `interrupted` with a terminal code (`slice_complete`, `unfinished`,
- * `needs_person`, `aborted`), or `failed`. Every tool call passes governance at one chokepoint;
+ * `needs_person`, `aborted`), or `failed`. An ask nobody can answer pauses the run at that call,
+ * durably (`paused`, ADR 0573); `approve` or `reject` resumes the same run there, with no new
+ * model call. Every tool call passes governance at one chokepoint;
  * every step is committed to the session's one event stream with its stored result, so a killed
  * run can be re-driven (`resume`) without repeating work, or settled `aborted` when the session is
  * reopened (`reopen`). Settles and continuations are managed transitions (`verify`).
@@ -37,7 +39,7 @@ import * as ShellParser from "@steward/governance-rules/ShellParser"
 import * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
+import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -144,7 +146,8 @@ export interface RunOptions {
 }
 
 /**
- * How a run ended.
+ * How a drive of a run ended: its settle, or `paused` at an ask nobody could answer (the run
+ * stays open; `pending` is the call it waits on, answered by `approve` or `reject`).
  *
  * @since 0.1.0
  * @category models
@@ -152,14 +155,17 @@ export interface RunOptions {
 export interface RunOutcome {
   readonly session: string
   readonly run: string
-  readonly status: "completed" | "interrupted" | "failed"
+  readonly status: "completed" | "interrupted" | "failed" | "paused"
   readonly code: string | null
   readonly reason: string | null
   readonly checkpoint: Checkpoint.Checkpoint
+  /** The call a paused run waits on (null unless `status` is `paused`). */
+  readonly pending: Transcript.PendingCall | null
 }
 
 /**
- * What `approve` saved and ran.
+ * What `approve` or `reject` answered, saved and drove: the same run, from the answered call to
+ * its settle or its next pause.
  *
  * @since 0.1.0
  * @category models
@@ -168,6 +174,36 @@ export interface ApproveOutcome extends RunOutcome {
   readonly callId: string
   /** The rule saved by approve-and-remember, as stored (its exact scope). */
   readonly remembered: Rule.RuleInput | null
+}
+
+/**
+ * How a person approves a paused call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ApproveOptions {
+  /** Also save a rule allowing calls in the scope shown on the pause (`run.pause`'s `scope`). */
+  readonly remember?: boolean
+  /** The scope to save instead of the shown one (implies `remember`). */
+  readonly scope?: string
+  readonly by?: string
+  readonly abort?: Deferred.Deferred<void>
+  readonly started?: Deferred.Deferred<string>
+}
+
+/**
+ * How a person rejects a paused call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RejectOptions {
+  /** Why: the model reads it with the refusal. */
+  readonly reason?: string
+  readonly by?: string
+  readonly abort?: Deferred.Deferred<void>
+  readonly started?: Deferred.Deferred<string>
 }
 
 /**
@@ -201,20 +237,36 @@ export interface SessionView {
  */
 export class Sessions extends Context.Tag("@steward/harness-sessions/Sessions")<Sessions, {
   readonly create: (options: CreateOptions) => Effect.Effect<SessionView, HarnessError>
-  /** Run a person's request to its settle. An unsettled earlier run is settled `aborted` first. */
+  /**
+   * Run a person's request to its settle, or to a pause at an ask nobody can answer. An earlier
+   * run a killed process left open is settled `aborted` first, a paused one `needs_person`.
+   */
   readonly run: (session: string, prompt: string, options?: RunOptions) => Effect.Effect<RunOutcome, HarnessError>
   /** Settle every run a killed process left open as `interrupted{aborted}`; pause an active goal. */
   readonly reopen: (session: string) => Effect.Effect<SessionView, HarnessError>
-  /** Re-drive the run a killed process left open, reusing its stored steps. */
+  /** Re-drive the run a killed process left open, reusing its stored steps (a paused run: its outcome, undriven). */
   readonly resume: (
     session: string,
     options?: { readonly abort?: Deferred.Deferred<void>; readonly started?: Deferred.Deferred<string> }
   ) => Effect.Effect<RunOutcome, HarnessError>
-  /** A person approves a refused call: it runs in a new run (and, with `remember`, a scoped rule is saved). */
+  /**
+   * A person approves the call a run is paused at: the same run goes on from it, the call runs
+   * (no new model call), and with `remember` a scoped rule is saved with the answer. A call that
+   * is not the session's open pause: `INVALID_INPUT` naming it.
+   */
   readonly approve: (
     session: string,
     callId: string,
-    options?: { readonly remember?: boolean; readonly by?: string; readonly started?: Deferred.Deferred<string> }
+    options?: ApproveOptions
+  ) => Effect.Effect<ApproveOutcome, HarnessError>
+  /**
+   * A person rejects the call a run is paused at: the same run goes on, the model reads a refusal
+   * with the person's reason. A call that is not the session's open pause: `INVALID_INPUT`.
+   */
+  readonly reject: (
+    session: string,
+    callId: string,
+    options?: RejectOptions
   ) => Effect.Effect<ApproveOutcome, HarnessError>
   readonly show: (session: string) => Effect.Effect<SessionView, HarnessError>
   readonly list: Effect.Effect<ReadonlyArray<SessionView>, HarnessError>
@@ -222,24 +274,7 @@ export class Sessions extends Context.Tag("@steward/harness-sessions/Sessions")<
   readonly verify: (session: string) => Effect.Effect<History.Verification, HarnessError>
 }>() {}
 
-/**
- * The scope approve-and-remember saves for a call: for shell, the command's first word and any
- * arguments (`psql *`); otherwise the exact resource.
- *
- * @since 0.1.0
- * @category approvals
- */
-export const rememberScope: (action: string, resource: string) => string = Verbs.rememberScope
-
 const invalid = (message: string) => new HarnessError({ code: "INVALID_INPUT", message })
-
-// The home is the host's to say: the option, else its configured HOME — never the OS's guess.
-const homeOf = (explicit: string | undefined): Effect.Effect<string, HarnessError> =>
-  explicit !== undefined
-    ? Effect.succeed(explicit)
-    : Config.string("HOME").pipe(
-      Effect.mapError(() => invalid("the session needs a home directory (pass `home`, or configure HOME)"))
-    )
 
 /**
  * Build the service.
@@ -290,41 +325,24 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
       tools,
       compiler,
       sliceEnv,
-      home: yield* homeOf(options.home),
+      home: yield* Meta.homeOf(options.home),
       modelName: options.modelName ?? "model",
       hooks: options.hooks,
       tiers: options.tiers,
       limits: Limits.resolve(options.limits)
     })
-    const { engineFor, execute, load, settleDangling } = runner
+    const { load, settleDangling } = runner
     const owned = Ownership.owned(store, owner)
-    type RunInput = Runner.RunInput
-
-    const nextRun = Verbs.nextRun
-
     const view = (id: string, snapshot: Runner.Snapshot): SessionView => SessionViews.fromSnapshot(id, snapshot)
     const show = (id: string) =>
       Effect.flatMap(load(id, { view: true }), (snapshot) => SessionViews.owned(store, view(id, snapshot)))
 
+    const request = Verbs.request(runner, reflexes)
     const resume = Verbs.resume(runner)
-    const approve = Verbs.approve(runner)
+    const answer = Verbs.answer(runner)
 
     return Sessions.of({
-      create: Effect.fn("Session.create")(function*(create: CreateOptions) {
-        const meta = yield* Meta.initial(create)
-        yield* engineFor(meta)
-        if (create.id !== undefined) {
-          yield* store.create(create.id, meta)
-          return yield* show(create.id)
-        }
-        // A generated id carries the second and four random hex digits: a host creating many
-        // sessions a second can draw one twice, so a taken id is drawn again.
-        const id = yield* Meta.newId.pipe(
-          Effect.tap((id) => store.create(id, meta)),
-          Effect.retry({ times: 8, while: (e) => e.code === "INVALID_INPUT" })
-        )
-        return yield* show(id)
-      }),
+      create: Verbs.create(runner, store, show),
       run: Effect.fn("Session.run")(function*(id: string, prompt: string, runOptions: RunOptions = {}) {
         if (prompt.trim() === "") return yield* invalid("the prompt is empty")
         const goal = runOptions.goal === undefined ? null : yield* Goal.validate(runOptions.goal, {
@@ -332,19 +350,7 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
           ...(runOptions.unattended === undefined ? {} : { unattended: runOptions.unattended }),
           parent: runOptions.parent
         })
-        return yield* owned(
-          id,
-          Effect.gen(function*() {
-            const snapshot = yield* settleDangling(id)
-            if (Option.isSome(reflexes) && snapshot.meta.lastSubject !== null) {
-              yield* reflexes.value.reply(prompt, snapshot.meta.lastSubject).pipe(Effect.ignore)
-            }
-            const input: RunInput = { prompt, trigger: "person", goal, plan: runOptions.plan === true, approved: null }
-            const run = nextRun(id, snapshot.events)
-            if (runOptions.started !== undefined) yield* Deferred.succeed(runOptions.started, run)
-            return yield* execute(id, run, input, runOptions.abort, null, snapshot)
-          })
-        )
+        return yield* owned(id, request(id, prompt, goal, runOptions))
       }),
       reopen: (id) =>
         Effect.flatMap(
@@ -359,7 +365,10 @@ export const make = <R = Tools.DefaultRequirements>(options: Options<R> = {}) =>
               )
         ).pipe(Effect.withSpan("Session.reopen")),
       resume: (id, resumeOptions = {}) => owned(id, resume(id, resumeOptions)),
-      approve: (id, callId, approveOptions = {}) => owned(id, approve(id, callId, approveOptions)),
+      approve: (id, callId, approveOptions = {}) =>
+        owned(id, answer(id, callId, { ...approveOptions, decision: "allow" })),
+      reject: (id, callId, rejectOptions = {}) =>
+        owned(id, answer(id, callId, { ...rejectOptions, decision: "reject" })),
       show: (id) => show(id),
       list: Effect.flatMap(store.list, (rows) => Effect.forEach(rows, (r) => show(r.id))),
       verify: Effect.fn("Session.verify")(function*(id: string) {

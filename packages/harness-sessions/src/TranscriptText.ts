@@ -69,17 +69,30 @@ export const line = (e: Event.SessionEvent): string | undefined => {
       })`
     }
     case "approval":
-      return d["late"] === true || d["by"] === "person"
+      return d["paused"] === true
+        ? `  ${d["answer"] === "allow" ? "✓" : "✗"} ${d["name"]} ${d["answer"] === "allow" ? "approved" : "rejected"} ${
+          d["callId"]
+        }${d["reason"] ? `: ${clip(String(d["reason"]), 300)}` : ""}${
+          d["remembered"] ? ` (saved ${d["remembered"]})` : ""
+        }`
+        : d["by"] === "person"
         ? undefined
         : d["by"] === "reviewer"
         ? `  ? reviewer answered ${d["answer"]}${d["failedClosed"] ? " (failing closed)" : ""}: ${d["reason"]}`
         : `  ? nobody could answer the ask`
     case "tool.refused":
-      return `  ✗ refused (${d["decision"]}) by ${cite(obj(d["citation"]))}: ${clip(String(d["reason"]), 300)}${
-        d["pending"] === true
-          ? `\n    approve with: steward session approve ${e.session} ${d["callId"]} [--remember]`
+      return d["by"] === "person"
+        ? undefined
+        : `  ✗ refused (${d["decision"]}) by ${cite(obj(d["citation"]))}: ${clip(String(d["reason"]), 300)}`
+    case "run.pause":
+      return `── paused at ${d["tool"]} call ${d["callId"]}: needs approval (${cite(obj(d["citation"]))})${
+        typeof d["scope"] === "string"
+          ? `; remember would save ${JSON.stringify(d["scope"])}`
+          : typeof d["unscoped"] === "string"
+          ? `; nothing can be remembered: ${clip(d["unscoped"], 200)}`
           : ""
-      }`
+      }\n    answer with: steward session approve ${e.session} ${d["callId"]} [--remember]` +
+        `  |  steward session reject ${e.session} ${d["callId"]} [--reason TEXT]`
     case "tool.error":
       return `  ✗ invalid call (${d["callId"]}): ${clip(String(d["message"]), 300)}`
     case "tool.result":

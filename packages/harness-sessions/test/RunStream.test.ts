@@ -126,26 +126,34 @@ describe("RunStream.run", () => {
     }))
 })
 
-describe("RunStream.approve", () => {
-  it.scoped("approving a refused call streams the run that runs it, to its settle", () =>
+describe("RunStream at a pause (ADR 0573)", () => {
+  it.scoped("a run's stream ends with its pause; approving streams the same run from the call to its settle", () =>
     Effect.gen(function*() {
       const sessions = yield* Session.Sessions
       const { id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
-      yield* sessions.run(id, "Say hi in the shell")
+      const first = Chunk.toReadonlyArray(yield* Stream.runCollect(RunStream.run(id, "Say hi in the shell")))
+      assert.strictEqual(first.at(-1)?.type, "run.pause")
       const { pending } = yield* sessions.show(id)
+      // A follower through pauses is still waiting when the answer comes, and sees it to the settle.
+      const through = yield* RunStream.follow(id, `${id}.r1`, { throughPauses: true }).pipe(
+        Stream.runCollect,
+        Effect.fork
+      )
       const events = Chunk.toReadonlyArray(
         yield* Stream.runCollect(RunStream.approve(id, pending[0]!.callId, { by: "alice" }))
       )
-      assert.strictEqual(events[0]?.type, "run.start")
-      assert.strictEqual((events[0]?.data as any).trigger, "approval")
+      assert.isTrue(events.every((e) => e.run === `${id}.r1`))
+      assert.isFalse(events.some((e) => e.type === "run.start"))
       assert.include((events.find((e) => e.type === "tool.result")?.data as any).output, "11")
       assert.strictEqual(events.at(-1)?.type, "run.settle")
-      assert.deepStrictEqual(events.map((e) => e.seq), yield* stored(id, `${id}.r2`))
+      const all = yield* stored(id, `${id}.r1`)
+      assert.deepStrictEqual(events.map((e) => e.seq), all.filter((seq) => seq > first.at(-1)!.seq))
+      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Fiber.join(through)).map((e) => e.seq), all)
       const gone = yield* RunStream.approve(id, pending[0]!.callId).pipe(Stream.runDrain, Effect.flip)
       assert.strictEqual(gone.code, "INVALID_INPUT")
+      assert.include(gone.message, pending[0]!.callId)
     }).pipe(Effect.provide(layer(script(
       { toolCalls: [{ name: "shell", input: { command: "node -e \"console.log(11)\"" } }] },
-      { text: "The shell call needs approval." },
       { text: "It printed 11." }
     )))))
 })

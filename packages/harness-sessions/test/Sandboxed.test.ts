@@ -4,7 +4,7 @@
  * there (`sandbox.contained`) instead of asked; a write outside the workspace and a process that
  * leaves its group with `setsid` do not escape — neither the call nor a killed harness; at
  * `read_only` the workspace is mounted read-only; with the sandbox unavailable the gate alone
- * decides (an ask).
+ * decides (an ask, and the run pauses at it).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Sandbox } from "@steward/governance-rules"
@@ -122,14 +122,15 @@ describe.skipIf(skip !== undefined)(`the shell tool in the sandbox ${skip ?? ""}
   )
 
   it.live(
-    "the sandbox unavailable: the gate alone decides (an ask, refused for want of a person)",
+    "the sandbox unavailable: the gate alone decides (an ask; the run pauses for want of a person)",
     () =>
       Effect.gen(function*() {
         const sessions = yield* Session.Sessions
         const { id } = yield* sessions.create({ workspace: workspace() })
-        yield* sessions.run(id, "Print")
-        const refused = (yield* events(id)).find(([t]) => t === "tool.refused")![1]
-        assert.deepStrictEqual([refused.decision, refused.pending], ["ask", true])
+        const outcome = yield* sessions.run(id, "Print")
+        assert.strictEqual(outcome.status, "paused")
+        const call = (yield* events(id)).find(([t]) => t === "tool.call")![1]
+        assert.strictEqual(call.decision, "ask")
       }).pipe(Effect.provide(layer(
         script({ toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] }, { text: "Asked." }),
         { extra: Sandbox.layerUnavailable("no boundary in this test") }

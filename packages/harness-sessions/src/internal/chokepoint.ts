@@ -1,6 +1,7 @@
 /**
  * The one chokepoint every tool call passes: the governance decision, the `pre_tool` hooks, and
- * for an ask the reviewer command, then the host's `Responder` (none = refused). What it decides
+ * for an ask the reviewer command, then the host's `Responder` (none, or no answer: `pending`, and
+ * the run pauses at the call, ADR 0573). What it decides
  * is a JSON value the run loop stores as a step, so a replay reuses the answer instead of asking
  * again. The events it returns land in the session's stream with the decision.
  */
@@ -19,7 +20,15 @@ import * as Reviewer from "../Reviewer.js"
 /** How a call was approved. */
 export type Approval =
   | { readonly by: "rule"; readonly ruleId: string | null; readonly layer: string }
-  | { readonly by: "person"; readonly name: string; readonly at: number; readonly remembered?: string }
+  | {
+    readonly by: "person"
+    readonly name: string
+    readonly at: number
+    /** The rule approve-and-remember saved with the answer. */
+    readonly remembered?: string
+    /** Answered at a pause (ADR 0573), not inline by a `Responder`. */
+    readonly paused?: true
+  }
   | { readonly by: "reviewer"; readonly reason: string }
 
 /** The citation as events and the model see it. */
@@ -48,7 +57,7 @@ export type Outcome =
     readonly call: Policy.ToolCall
     readonly citation: Cited
     readonly decision: "deny" | "ask"
-    /** An ask nobody answered: a person may still approve it (`Session.approve`). */
+    /** An ask nobody answered: the run pauses at the call for a person's answer (ADR 0573). */
     readonly pending: boolean
     readonly reason: string
   }
@@ -82,20 +91,10 @@ export const cite = (decision: Policy.Decision): Cited => ({
 export const hookEvents = (run: string, callId: string | null, evidence: ReadonlyArray<Evidence.EvidenceEvent>) =>
   evidence.map((e) => Event.make(run, "hook", { callId, hook: e.hook, kind: e.kind, data: e.data }))
 
-/** A person's answer to a pending ask, given later (`Session.approve`). */
-export interface LateAnswer {
-  readonly name: string
-  readonly at: number
-  readonly remembered?: string
-}
-
-/**
- * Decide one call. `late` is a person's approval given after the call was first refused: it
- * answers an ask directly (a deny still stands).
- */
+/** Decide one call. */
 export const decide = (
   env: Env,
-  input: { readonly tool: string; readonly callId: string; readonly call: Policy.ToolCall; readonly late?: LateAnswer }
+  input: { readonly tool: string; readonly callId: string; readonly call: Policy.ToolCall }
 ) =>
   Effect.gen(function*() {
     const { call, callId, tool } = input
@@ -122,16 +121,6 @@ export const decide = (
       return { outcome: { allowed: true, call, citation, approval: rule(decision), ...where } as Outcome, events }
     }
     if (decision.decision === "deny") return { outcome: refuse(citation.reason, false), events }
-    if (input.late !== undefined) {
-      const approval: Approval = {
-        by: "person",
-        name: input.late.name,
-        at: input.late.at,
-        ...(input.late.remembered === undefined ? {} : { remembered: input.late.remembered })
-      }
-      events.push(Event.make(env.run, "approval", { callId, tool, ...approval, late: true, of: callId, citation }))
-      return { outcome: { allowed: true, call, citation, approval } as Outcome, events }
-    }
     if (env.reviewer !== undefined && Option.isSome(env.executor)) {
       const answer = yield* Reviewer.review(env.reviewer, {
         session: env.session,
@@ -203,7 +192,12 @@ export const refusalText = (outcome: Extract<Outcome, { allowed: false }>): stri
         ? ""
         : `, ${outcome.citation.action} ${JSON.stringify(outcome.citation.pattern)}`
     }): ${outcome.reason}`,
-    outcome.pending
-      ? "The call needs a person's approval; it was not run. Continue with what you can do, and say what needs approval."
-      : "The call was not run. Do not retry it in another form; choose another way or report the blocker."
+    "The call was not run. Do not retry it in another form; choose another way or report the blocker."
+  ].join("\n")
+
+/** The text the model reads for a call a person rejected at a pause. */
+export const rejectionText = (by: string, reason: string | undefined): string =>
+  [
+    `REJECTED by ${by}${reason === undefined || reason.trim() === "" ? "" : `: ${reason}`}`,
+    "The person was asked and said no; the call was not run. Do not retry it in another form; choose another way or report the blocker."
   ].join("\n")

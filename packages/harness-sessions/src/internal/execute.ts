@@ -1,11 +1,10 @@
 /**
- * Executing a run from its first step to its settle: its context (engines, hooks, the routed
- * model tier), its opening messages, its `run.start` step, an approved call replayed, the step
- * loop, and the session meta it leaves.
+ * Executing a run from its first step to its settle (or its pause at an ask, ADR 0573): its
+ * context (engines, hooks, the routed model tier), its opening messages, its `run.start` step,
+ * the step loop, and the session meta it leaves.
  */
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Policy from "@steward/governance-rules/Policy"
-import type * as Rule from "@steward/governance-rules/Rule"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -20,8 +19,7 @@ import * as Messages from "./messages.js"
 import type * as Meta from "./meta.js"
 import type { RunContext, RunInput, Snapshot } from "./runContext.js"
 import * as RunState from "./runState.js"
-import { type Ctx, settle } from "./step.js"
-import * as ToolRound from "./toolRound.js"
+import { type Answer, type Ctx, settle } from "./step.js"
 import * as Transcript from "./transcript.js"
 
 /** What one run is started with, besides its input. */
@@ -29,8 +27,8 @@ export interface Launch {
   readonly id: string
   readonly run: string
   readonly abort: Deferred.Deferred<void> | undefined
-  /** A rule approve-and-remember saves with this run, or null. */
-  readonly newRule: Rule.RuleInput | null
+  /** A person's answer to the run's open pause this drive carries (with its remembered rule). */
+  readonly answer: Answer | undefined
   readonly snapshot: Snapshot
 }
 
@@ -71,6 +69,8 @@ const ctxFor = (
     hooks,
     engine,
     toolkits: rc.toolkits,
+    answer: launch.answer,
+    parser: env.parser,
     stored,
     reflexes: env.reflexes,
     slice: WorkSlice.resolve(meta.workSlice, Option.getOrUndefined(env.sliceEnv)),
@@ -91,12 +91,12 @@ const ctxFor = (
 const prepare = (rc: RunContext, launch: Launch, input: RunInput) =>
   Effect.gen(function*() {
     const { env } = rc
-    const { id, newRule, run, snapshot: { events, meta } } = launch
+    const { answer, id, run, snapshot: { events, meta } } = launch
     const chain = History.Chain.from(events, yield* env.store.revisions(id))
     const stored = yield* env.store.steps(id, run)
-    const before = yield* rc.engineFor(meta)
-    const remembered = newRule === null ? meta.remembered : [...meta.remembered, newRule]
-    const engine = newRule === null ? before : yield* rc.engineFor(meta, remembered)
+    const newRule = answer?.remembered
+    const remembered = newRule === undefined ? meta.remembered : [...meta.remembered, newRule]
+    const engine = yield* rc.engineFor(meta, remembered)
     const hooks = yield* rc.hooksFor(meta)
     const runs = Transcript.runs(events)
     const previous = runs.filter((r) => r.run !== run && r.checkpoint !== null).at(-1)
@@ -110,13 +110,15 @@ const prepare = (rc: RunContext, launch: Launch, input: RunInput) =>
       ? env.tiers[tier.tier]!
       : env.model
     const boundary = yield* Boundary.forRun(env.sandbox, meta, env.home)
-    const ctx = ctxFor(rc, launch, chain, engine, hooks, stored, { plan: input.plan, model, boundary })
-    return { ctx, before, remembered, runs, previous, tier }
+    const withMeta: Launch = answer === undefined || newRule === undefined
+      ? launch
+      : { ...launch, answer: { ...answer, meta: { ...meta, remembered } } }
+    const ctx = ctxFor(rc, withMeta, chain, engine, hooks, stored, { plan: input.plan, model, boundary })
+    return { ctx, remembered, runs, previous, tier }
   })
 
 // The run's opening messages: the stable prompt prefix as its own system message (a provider
-// cache breakpoint), the request-time part after it, the previous run's checkpoint and the prompt
-// (an approved call adds the prompt after its result instead).
+// cache breakpoint), the request-time part after it, the previous run's checkpoint and the prompt.
 const opening = (
   rc: RunContext,
   state: RunState.RunState,
@@ -131,12 +133,9 @@ const opening = (
     ])
     RunState.say(state, ...Messages.decode(PromptCompiler.systemMessages(compiled)))
     if (previous?.checkpoint) RunState.say(state, Messages.user(Loop.previousContext(previous.checkpoint)))
-    if (input.approved === null) RunState.say(state, Messages.user(input.prompt))
+    RunState.say(state, Messages.user(input.prompt))
     return compiled
   })
-
-const savedRuleNotice = (rule: Rule.RuleInput, workspace: string) =>
-  `saved rule ${rule.id}: ${rule.effect} ${rule.action} ${JSON.stringify(rule.resource)} in workspace ${workspace}`
 
 // A re-driven run says so first: how many committed steps it reuses (their events stand; they
 // are not run again). A call it finds started but without a result says `outcome unknown` or
@@ -147,18 +146,20 @@ const resumedNotice = (rc: RunContext, ctx: Ctx) =>
       owner: rc.env.owner,
       events: [Event.make(ctx.run, "notice", {
         cause: "resume",
-        text: `resumed by ${rc.env.owner.id}: ${ctx.stored.size} committed step(s) reused, not run again`,
+        text: `${
+          ctx.answer === undefined ? "" : `call ${ctx.answer.callId} answered (${ctx.answer.decision}); `
+        }resumed by ${rc.env.owner.id}: ${ctx.stored.size} committed step(s) reused, not run again`,
         reused: ctx.stored.size
       })]
     })
     ctx.chain.absorb(written)
   })
 
-/** Execute a run: prepare, open, start, replay an approved call, drive to its settle. */
+/** Execute a run: prepare, open, start, drive to its settle or its pause. */
 export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
   Effect.gen(function*() {
-    const { id, newRule, run, snapshot: { meta } } = launch
-    const { before, ctx, previous, remembered, runs, tier } = yield* prepare(rc, launch, input)
+    const { id, run, snapshot: { meta } } = launch
+    const { ctx, previous, remembered, runs, tier } = yield* prepare(rc, launch, input)
     if (ctx.stored.size > 0) yield* resumedNotice(rc, ctx)
     const state = RunState.make(id, run, input.prompt)
     const compiled = yield* opening(rc, state, meta, input, previous)
@@ -173,22 +174,17 @@ export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
         trigger: input.trigger,
         goal: input.goal,
         plan: input.plan,
-        approved: input.approved,
         level: meta.level,
         workSlice: ctx.slice,
         route: tier,
         promptDigest: compiled.prefixDigest,
         promptCuts: compiled.cuts.map((c) => c.name)
       },
-      notices: newRule === null ? [] : [savedRuleNotice(newRule, meta.workspace)],
+      notices: [],
       continuation: runs.some((r) => r.run !== run),
       meta: nextMeta
     })
     if (input.goal !== null) state.goal = Loop.goalState(input.goal, started)
-    if (input.approved !== null) {
-      const text = yield* ToolRound.approvedCall(ctx, state, input.approved, before)
-      RunState.say(state, Messages.user(`${input.prompt}\n\n${text}`))
-    }
     const settled = yield* Loop.drive(ctx, state).pipe(
       Effect.onInterrupt(() =>
         settle(ctx, state, { status: "interrupted", code: "aborted", reason: "the run was interrupted" }).pipe(
@@ -202,12 +198,25 @@ export const execute = (rc: RunContext, launch: Launch, input: RunInput) =>
       events: [],
       meta: { ...nextMeta, goal, lastSubject: `${run}:${state.modelCalls}` }
     })
+    if ("_tag" in settled) {
+      const call = settled.pending
+      return {
+        session: id,
+        run,
+        status: "paused",
+        code: null,
+        reason: `paused at ${call.tool} call ${call.callId}: it needs a person's approval`,
+        checkpoint: RunState.checkpoint(state, `answer call ${call.callId}: approve or reject it`),
+        pending: call
+      } as const
+    }
     return {
       session: id,
       run,
       status: settled.status,
       code: settled.code ?? null,
       reason: settled.reason ?? null,
-      checkpoint: settled.checkpoint
+      checkpoint: settled.checkpoint,
+      pending: null
     } as const
   })

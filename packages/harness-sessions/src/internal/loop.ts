@@ -19,6 +19,7 @@ import * as Limits from "../Limits.js"
 import * as WorkSlice from "../WorkSlice.js"
 import * as CallCheck from "./callCheck.js"
 import * as Messages from "./messages.js"
+import type * as Pause from "./pause.js"
 import * as RawResponse from "./rawResponse.js"
 import * as RunState from "./runState.js"
 import { continuation, type Ctx, flush, settle, type Settled, step } from "./step.js"
@@ -153,15 +154,15 @@ const heartbeat = (ctx: Ctx, state: RunState.RunState) =>
 
 const aborted = (ctx: Ctx) => ctx.abort === undefined ? Effect.succeed(false) : Deferred.isDone(ctx.abort)
 
-/** Drive the run until it settles. */
-export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
+/** Drive the run until it settles, or pauses at an ask nobody could answer (ADR 0573). */
+export const drive = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled | Pause.Paused, HarnessError> =>
   loop(ctx, state).pipe(
     // A run that fails between steps still stores what it deferred (the model's last reply).
     Effect.tapError(() => Effect.ignore(flush(ctx, state))),
     Tracing.unlessHostTraces
   )
 
-const loop = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled, HarnessError> =>
+const loop = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled | Pause.Paused, HarnessError> =>
   Effect.gen(function*() {
     while (true) {
       if (yield* aborted(ctx)) {
@@ -230,7 +231,9 @@ const toolRound = (ctx: Ctx, state: RunState.RunState, calls: ReadonlyArray<Call
         continue
       }
       state.slice.handled++
-      yield* toolCall(ctx, state, call)
+      // The calls after a paused one wait for the answer: none is decided before it.
+      const paused = yield* toolCall(ctx, state, call)
+      if (paused !== undefined) return paused
       if (state.invalidInRow >= ctx.limits.invalidCalls) {
         return yield* settle(ctx, state, {
           status: "failed",

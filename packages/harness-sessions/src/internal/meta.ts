@@ -6,6 +6,7 @@ import * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as Rule from "@steward/governance-rules/Rule"
 import * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
@@ -80,3 +81,16 @@ export const newId: Effect.Effect<string> = Effect.gen(function*() {
   const n = yield* Random.nextIntBetween(0, 0x10000)
   return `s${stamp}-${n.toString(16).padStart(4, "0")}`
 })
+
+// The home is the host's to say: the option, else its configured HOME — never the OS's guess.
+export const homeOf = (explicit: string | undefined): Effect.Effect<string, HarnessError> =>
+  explicit !== undefined
+    ? Effect.succeed(explicit)
+    : Config.string("HOME").pipe(
+      Effect.mapError(() =>
+        new HarnessError({
+          code: "INVALID_INPUT",
+          message: "the session needs a home directory (pass `home`, or configure HOME)"
+        })
+      )
+    )

@@ -15,6 +15,10 @@ import * as Transcript from "./transcript.js"
 
 const REASON = "the process running this run stopped; the session was reopened"
 
+// A paused run a new request settles: the call nobody answered, named (ADR 0573).
+const unanswered = (open: Transcript.RunView) =>
+  `call ${open.pending?.callId} (${open.pending?.tool}) was never answered; a new request was made instead`
+
 // One open run settled: its checkpoint and settle events committed with their transition; the
 // committed events are appended to `events` and absorbed by the chain.
 const settleOpenRun = (
@@ -27,6 +31,8 @@ const settleOpenRun = (
 ) =>
   Effect.gen(function*() {
     const { runtime, store } = rc.env
+    const paused = open.status === "paused"
+    const reason = paused ? unanswered(open) : REASON
     const state = RunState.make(id, open.run, open.prompt)
     const evidence = Transcript.evidence(events, open.run)
     Object.assign(state, {
@@ -38,14 +44,16 @@ const settleOpenRun = (
     state.lastText = evidence.lastText
     state.toolCalls = evidence.toolCalls
     state.slice.n = evidence.slice
-    const checkpoint = RunState.checkpoint(state, REASON)
+    const checkpoint = RunState.checkpoint(state, reason)
+    const code = paused ? "needs_person" : "aborted"
     const written = [
-      Event.make(open.run, "checkpoint", { reason: REASON, checkpoint }),
+      Event.make(open.run, "checkpoint", { reason, checkpoint }),
       Event.make(open.run, "run.settle", {
         status: "interrupted",
-        code: "aborted",
-        reason: REASON,
-        toolCalls: evidence.toolCalls
+        code,
+        reason,
+        toolCalls: evidence.toolCalls,
+        ...(paused ? { pending: [open.pending?.callId] } : {})
       })
     ]
     const at = yield* Clock.currentTimeMillis
@@ -55,7 +63,7 @@ const settleOpenRun = (
       run: open.run,
       kind: "settle",
       status: "interrupted",
-      code: "aborted",
+      code,
       events: written
     }).pipe(Effect.provideService(AlgalRuntime.AlgalRuntime, runtime))
     const stored = yield* store.commit(id, { events: written, revision, at, meta, owner: rc.env.owner })
@@ -66,22 +74,24 @@ const settleOpenRun = (
   })
 
 /**
- * Settle the runs a killed process left open. Returns the session as it is afterwards (the
- * settles appended), so callers read once. `view`: the caller needs only the session's view, so
- * the open runs are found from the view's events and the whole stream is read only when there is
- * one to settle.
+ * Settle the runs a killed process left open (`interrupted{aborted}`), and with `paused` the runs
+ * paused at an ask too (`interrupted{needs_person}`, naming the call: a new request was made
+ * instead of an answer). Returns the session as it is afterwards (the settles appended), so
+ * callers read once. `view`: the caller needs only the session's view, so the open runs are
+ * found from the view's events and the whole stream is read only when there is one to settle.
  */
 export const settleDangling = (
   rc: RunContext,
   id: string,
-  options: { readonly view?: boolean } = {}
+  options: { readonly view?: boolean; readonly paused?: boolean } = {}
 ): Effect.Effect<Snapshot, HarnessError> =>
   Effect.gen(function*() {
+    const settles = (r: Transcript.RunView) => r.status === null || (options.paused === true && r.status === "paused")
     const first = yield* rc.load(id, options)
-    if (options.view === true && Transcript.runs(first.events).every((r) => r.status !== null)) return first
+    if (options.view === true && !Transcript.runs(first.events).some(settles)) return first
     const snapshot = options.view === true ? yield* rc.load(id) : first
     const { meta, row } = snapshot
-    const open = Transcript.runs(snapshot.events).filter((r) => r.status === null)
+    const open = Transcript.runs(snapshot.events).filter(settles)
     if (open.length === 0) return snapshot
     const events = [...snapshot.events]
     const chain = History.Chain.from(events, yield* rc.env.store.revisions(id))

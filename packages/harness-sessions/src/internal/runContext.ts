@@ -28,7 +28,6 @@ import * as Tools from "../Tools.js"
 import * as Loop from "./loop.js"
 import * as Meta from "./meta.js"
 import type { Ctx } from "./step.js"
-import type * as ToolRound from "./toolRound.js"
 import * as Transcript from "./transcript.js"
 
 /** What the runner works with (the service's dependencies and options). */
@@ -62,7 +61,6 @@ export interface RunInput {
   readonly trigger: "person" | "approval" | "resume"
   readonly goal: Goal.Spec | null
   readonly plan: boolean
-  readonly approved: Parameters<typeof ToolRound.approvedCall>[2] | null
 }
 
 /** A session as one read of the store left it: its row, its decoded meta, its events. */

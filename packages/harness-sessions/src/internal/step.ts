@@ -10,6 +10,8 @@ import type * as AiToolkit from "@effect/ai/Toolkit"
 import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import type * as Hooks from "@steward/governance-rules/Hooks"
 import type * as Policy from "@steward/governance-rules/Policy"
+import type * as Rule from "@steward/governance-rules/Rule"
+import type * as ShellParser from "@steward/governance-rules/ShellParser"
 import type * as Reflexes from "@steward/reflex-core/Reflexes"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
@@ -29,6 +31,17 @@ import type * as Chokepoint from "./chokepoint.js"
 import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import type { ToolLike } from "./toolShape.js"
+
+/** A person's answer to a run's open pause, as the verb that re-drives the run gives it (ADR 0573). */
+export interface Answer {
+  readonly callId: string
+  readonly decision: "allow" | "reject"
+  readonly by: string
+  readonly reason?: string | undefined
+  /** The rule approve-and-remember saves with the answer (the session's meta commits with it). */
+  readonly remembered?: Rule.RuleInput | undefined
+  readonly meta?: unknown
+}
 
 /** Everything a run needs. */
 export interface Ctx {
@@ -54,6 +67,10 @@ export interface Ctx {
     readonly agent: AiToolkit.WithHandler<Record<string, AiTool.Any>>
     readonly goal: AiToolkit.WithHandler<Record<string, AiTool.Any>>
   }
+  /** The shell parser the engine decides with (ready after a decision): remembered scopes read with it. */
+  readonly parser: ShellParser.ShellParser["Type"]
+  /** The answer to the run's open pause this drive carries, if any. */
+  readonly answer: Answer | undefined
   /** The steps of this run committed before this process drove it (read once at its start). */
   readonly stored: ReadonlyMap<number, unknown>
   readonly reflexes: Option.Option<Reflexes.Reflexes["Type"]>

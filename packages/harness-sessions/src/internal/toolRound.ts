@@ -2,11 +2,9 @@
  * One tool round's calls: decode, decide at the chokepoint, execute what is allowed (each a step),
  * and the result message the model reads next.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as Event from "../Event.js"
 import { HarnessError } from "../HarnessError.js"
 import * as Limits from "../Limits.js"
@@ -14,6 +12,7 @@ import * as CallCheck from "./callCheck.js"
 import * as Chokepoint from "./chokepoint.js"
 import * as Intent from "./intent.js"
 import * as Messages from "./messages.js"
+import * as Pause from "./pause.js"
 import * as RunState from "./runState.js"
 import { type Ctx, step } from "./step.js"
 import type { ToolResult } from "./toolShape.js"
@@ -122,13 +121,17 @@ const intentOnly = (ctx: Ctx, decision: number, execution: number): boolean =>
 // The goal tools answer inside the loop; they are named in the tool list an unknown name gets.
 const GOAL_TOOLS = ["get_goal", "update_goal"]
 
-/** One tool call: decode, decide, execute or refuse; the result message for the model. */
+/**
+ * One tool call: decode, decide, execute or refuse; the result message for the model. An ask
+ * nobody could answer pauses the run at the call (`Pause.Paused`, ADR 0573) until a person's
+ * answer is given to a re-drive.
+ */
 export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
   Effect.gen(function*() {
     if (call.name === "get_goal" || call.name === "update_goal") {
       const output = yield* TurnEnd.goalTool(ctx, state, call)
       RunState.say(state, toolMessage(call, output, false))
-      return
+      return undefined
     }
     const checked = CallCheck.check(ctx.tools, GOAL_TOOLS, call, ctx.limits)
     if (Either.isLeft(checked)) {
@@ -150,7 +153,7 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
       state.invalidInRow++
       state.lastInvalid = invalid.message
       RunState.say(state, toolMessage(call, invalid.message, true))
-      return
+      return undefined
     }
     state.invalidInRow = 0
     const { tool } = checked.right
@@ -174,92 +177,54 @@ export const toolCall = (ctx: Ctx, state: RunState.RunState, call: Call) =>
           citation: outcome.citation,
           approval: outcome.allowed ? outcome.approval : null
         })
-        const refused = outcome.allowed ? [] : [Event.make(ctx.run, "tool.refused", {
-          callId: call.id,
-          tool: call.name,
-          decision: outcome.decision,
-          pending: outcome.pending,
-          reason: outcome.reason,
-          citation: outcome.citation
-        })]
+        const refused = outcome.allowed ? [] : outcome.pending
+          ? [Pause.pauseEvent(ctx, Pause.pendingOf(ctx, call.id, call.name, input, outcome))]
+          : [Event.make(ctx.run, "tool.refused", {
+            callId: call.id,
+            tool: call.name,
+            decision: outcome.decision,
+            pending: false,
+            reason: outcome.reason,
+            citation: outcome.citation
+          })]
         return { events: [head, ...events, ...refused], result: outcome }
       })
     )
-    if (!outcome.allowed) {
-      if (outcome.pending) {
-        state.turnPending = true
-        state.slice.blocked = true
+    let allowed: Chokepoint.Outcome = outcome
+    let started = decided
+    if (!outcome.allowed && outcome.pending) {
+      started = state.step
+      const answered = yield* Pause.answerAt(
+        ctx,
+        state,
+        Pause.pendingOf(ctx, call.id, call.name, input, outcome),
+        outcome.citation
+      )
+      if ("_tag" in answered) return answered
+      if (answered.decision === "reject") {
+        RunState.say(state, toolMessage(call, Chokepoint.rejectionText(answered.name, answered.reason), true))
+        return undefined
       }
-      RunState.say(state, toolMessage(call, Chokepoint.refusalText(outcome), true))
-      return
+      // An ask a person granted runs on the host (ADR 0563), cited as the person's answer.
+      allowed = {
+        allowed: true,
+        call: outcome.call,
+        citation: outcome.citation,
+        approval: {
+          by: "person",
+          name: answered.name,
+          at: answered.at,
+          paused: true,
+          ...(answered.remembered === undefined ? {} : { remembered: answered.remembered })
+        }
+      }
     }
-    const result = yield* execute(ctx, state, call, input, outcome, intentOnly(ctx, decided, state.step))
+    if (!allowed.allowed) {
+      RunState.say(state, toolMessage(call, Chokepoint.refusalText(allowed), true))
+      return undefined
+    }
+    const result = yield* execute(ctx, state, call, input, allowed, intentOnly(ctx, started, state.step))
     RunState.recordTool(state, call.name, input, result)
     RunState.say(state, toolMessage(call, result.output, !result.ok))
-  })
-
-/** A call a person approved after it was refused: decided again with the late answer, then run. */
-export const approvedCall = (
-  ctx: Ctx,
-  state: RunState.RunState,
-  approved: {
-    readonly callId: string
-    readonly tool: string
-    readonly input: unknown
-    readonly remembered?: string | undefined
-    readonly by: string
-  },
-  engine: Ctx["engine"]
-) =>
-  Effect.gen(function*() {
-    const tool = ctx.tools.find((t) => t.name === approved.tool)
-    const decoded = tool === undefined
-      ? undefined
-      : Schema.decodeUnknownEither(tool.input as unknown as Schema.Schema<unknown, unknown>)(approved.input)
-    if (tool === undefined || decoded === undefined || decoded._tag === "Left") {
-      return `The approved call ${approved.callId} (${approved.tool}) can no longer be run: its tool or input is not valid.`
-    }
-    const call: Call = { id: approved.callId, name: approved.tool, params: approved.input }
-    const governed = tool.governance(decoded.right, { workspace: ctx.workspace, runId: ctx.run, callId: call.id })
-    const decided = state.step
-    const outcome = yield* step<Chokepoint.Outcome>(
-      ctx,
-      state,
-      Effect.gen(function*() {
-        const at = yield* Clock.currentTimeMillis
-        const late = {
-          name: approved.by,
-          at,
-          ...(approved.remembered === undefined ? {} : { remembered: approved.remembered })
-        }
-        const { events, outcome } = yield* Chokepoint.decide(
-          { ...ctx.gate, run: ctx.run, engine },
-          { tool: call.name, callId: call.id, call: governed, late }
-        ).pipe(Effect.mapError((e) => new HarnessError({ code: "TOOL_FAILED", message: e.message })))
-        const head = Event.make(ctx.run, "tool.call", {
-          callId: call.id,
-          tool: call.name,
-          input: decoded.right,
-          call: governed,
-          decision: outcome.allowed ? "allow" : outcome.decision,
-          citation: outcome.citation,
-          approval: outcome.allowed ? outcome.approval : null
-        })
-        const refused = outcome.allowed ? [] : [Event.make(ctx.run, "tool.refused", {
-          callId: call.id,
-          tool: call.name,
-          decision: outcome.decision,
-          pending: false,
-          reason: outcome.reason,
-          citation: outcome.citation
-        })]
-        return { events: [head, ...events, ...refused], result: outcome }
-      })
-    )
-    if (!outcome.allowed) return Chokepoint.refusalText(outcome)
-    const result = yield* execute(ctx, state, call, decoded.right, outcome, intentOnly(ctx, decided, state.step))
-    RunState.recordTool(state, call.name, decoded.right, result)
-    return `The person approved your ${call.name} call (${call.id}); it ran. Its ${
-      result.ok ? "output" : "failure"
-    }:\n${result.output}`
+    return undefined
   })

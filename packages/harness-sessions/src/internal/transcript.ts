@@ -1,6 +1,7 @@
 /**
- * Reading a session back from its events: its runs (and which never settled), each run's
- * evidence for a checkpoint, and the calls still waiting for a person's approval.
+ * Reading a session back from its events: its runs (and which never settled, and which are paused
+ * at an ask), each run's evidence for a checkpoint, and the calls still waiting for a person's
+ * answer.
  */
 import type * as Checkpoint from "../Checkpoint.js"
 import type * as Event from "../Event.js"
@@ -16,16 +17,23 @@ export const viewTypes: ReadonlyArray<string> = [
   "tool.refused",
   "approval",
   "checkpoint",
+  "run.pause",
   "run.settle"
 ]
 
-/** One run as its events tell it. */
+/**
+ * One run as its events tell it. `status` is the settle's, `"paused"` for a run stopped at an ask
+ * nobody answered yet (its `pending` call), and null for a run still open (being driven, or left
+ * by a killed process).
+ */
 export interface RunView {
   readonly run: string
   readonly prompt: string
   readonly trigger: string
   readonly start: Record<string, unknown>
   readonly status: string | null
+  /** The call the run is paused at (`run.pause` with no answer yet), or null. */
+  readonly pending: PendingCall | null
   readonly code: string | null
   readonly reason: string | null
   readonly toolCalls: number
@@ -48,6 +56,7 @@ export const runs = (events: ReadonlyArray<Event.SessionEvent>): Array<RunView> 
         trigger: String(d["trigger"] ?? "person"),
         start: d,
         status: null,
+        pending: null,
         code: null,
         reason: null,
         toolCalls: 0,
@@ -57,6 +66,8 @@ export const runs = (events: ReadonlyArray<Event.SessionEvent>): Array<RunView> 
     }
     const view = out.get(e.run)
     if (view === undefined) continue
+    if (e.type === "run.pause") out.set(e.run, { ...view, pending: pauseOf(e.run, d) })
+    if (e.type === "approval" && answers(d, view.pending)) out.set(e.run, { ...view, pending: null })
     if (e.type === "tool.result") out.set(e.run, { ...view, toolCalls: view.toolCalls + 1 })
     if (e.type === "checkpoint") out.set(e.run, { ...view, checkpoint: d["checkpoint"] as Checkpoint.Checkpoint })
     if (e.type === "run.settle") {
@@ -68,8 +79,24 @@ export const runs = (events: ReadonlyArray<Event.SessionEvent>): Array<RunView> 
       })
     }
   }
-  return [...out.values()]
+  return [...out.values()].map((v) => v.status === null && v.pending !== null ? { ...v, status: "paused" } : v)
 }
+
+const pauseOf = (run: string, d: Record<string, unknown>): PendingCall => ({
+  run,
+  callId: String(d["callId"]),
+  tool: String(d["tool"]),
+  input: d["input"] ?? null,
+  citation: d["citation"] ?? null,
+  scope: typeof d["scope"] === "string" ? d["scope"] : null,
+  alternatives: Array.isArray(d["alternatives"]) ? d["alternatives"].map(String) : [],
+  unscoped: typeof d["unscoped"] === "string" ? d["unscoped"] : null
+})
+
+// A person's answer to the run's open pause.
+const answers = (d: Record<string, unknown>, pending: PendingCall | null): boolean =>
+  pending !== null && d["by"] === "person" && d["callId"] === pending.callId &&
+  (d["answer"] === "allow" || d["answer"] === "reject")
 
 /** The evidence of one run, from its events (for the checkpoint of a run that never settled). */
 export const evidence = (events: ReadonlyArray<Event.SessionEvent>, run: string): Checkpoint.Evidence => {
@@ -104,36 +131,21 @@ export const evidence = (events: ReadonlyArray<Event.SessionEvent>, run: string)
   return { asked, done, filesTouched: files, checks, todos, lastText, toolCalls: done.length, slice }
 }
 
-/** A call refused for want of an answer, which a person may still approve. */
+/** A call a run is paused at, waiting for a person's answer (`run.pause`). */
 export interface PendingCall {
   readonly run: string
   readonly callId: string
   readonly tool: string
   readonly input: unknown
   readonly citation: unknown
+  /** The scope approve-and-remember would save (governance's narrowest honoured one), or null. */
+  readonly scope: string | null
+  /** Wider honoured scopes a person may choose instead, narrowest first. */
+  readonly alternatives: ReadonlyArray<string>
+  /** Why no scope can be remembered (governance's reason), or null when `scope` is set. */
+  readonly unscoped: string | null
 }
 
-/** The calls still waiting for approval (refused as pending, not approved later). */
-export const pending = (events: ReadonlyArray<Event.SessionEvent>): Array<PendingCall> => {
-  const calls = new Map<string, { tool: string; input: unknown }>()
-  const out = new Map<string, PendingCall>()
-  for (const e of events) {
-    const d = obj(e.data)
-    const callId = typeof d["callId"] === "string" ? d["callId"] : undefined
-    if (callId === undefined || e.run === null) continue
-    const key = `${e.run}/${callId}`
-    if (e.type === "tool.call") calls.set(key, { tool: String(d["tool"]), input: d["input"] })
-    if (e.type === "tool.refused" && d["pending"] === true) {
-      const call = calls.get(key)
-      out.set(callId, {
-        run: e.run,
-        callId,
-        tool: String(d["tool"]),
-        input: call?.input ?? null,
-        citation: d["citation"]
-      })
-    }
-    if (e.type === "approval" && d["late"] === true && typeof d["of"] === "string") out.delete(d["of"])
-  }
-  return [...out.values()]
-}
+/** The calls waiting for a person's answer: each paused run's call. */
+export const pending = (events: ReadonlyArray<Event.SessionEvent>): Array<PendingCall> =>
+  runs(events).flatMap((r) => r.status === "paused" && r.pending !== null ? [r.pending] : [])

@@ -613,6 +613,8 @@ export interface InterpreterSpec {
   readonly module?: string
   /** Options that print something and exit: no program is read (`python3 -V`, `node -v`). */
   readonly exits?: ReadonlyArray<string>
+  /** Options that run files the interpreter finds itself (`node --test`): no program from stdin. */
+  readonly discovers?: ReadonlyArray<string>
 }
 
 // Every interpreter's version and help spellings (`-v` and `-V` only where they do not mean more).
@@ -653,6 +655,7 @@ const NODE = interpreter(
   undefined,
   ["-v", "--v8-options"]
 )
+const NODE_TEST: InterpreterSpec = { ...NODE, discovers: ["--test"] }
 
 /** @internal */
 export const interpreterOf = (name: string): InterpreterSpec | undefined =>
@@ -660,8 +663,8 @@ export const interpreterOf = (name: string): InterpreterSpec | undefined =>
 
 /** @internal */
 export const INTERPRETERS: ReadonlyMap<string, InterpreterSpec> = new Map<string, InterpreterSpec>([
-  ["node", NODE],
-  ["nodejs", NODE],
+  ["node", NODE_TEST],
+  ["nodejs", NODE_TEST],
   ["tsx", NODE],
   ["ts-node", NODE],
   ["perl", interpreter("eEMmIiFlx0C", [], ["-e", "-E"], "-e", undefined, ["-v", "-V"])],

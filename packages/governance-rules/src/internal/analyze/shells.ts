@@ -218,8 +218,10 @@ export const analyzeInterpreter = (
     return
   }
   const file = args[rest]
-  if (file === undefined && options.some((o) => spec.exits?.includes(o.name))) {
-    // `python3 --version`, `node -v`: prints and exits, reads no program
+  const discovers = options.some((o) => spec.discovers?.includes(o.name))
+  if (file === undefined && (discovers || options.some((o) => spec.exits?.includes(o.name)))) {
+    // `python3 --version`, `node -v`: prints and exits, reads no program; `node --test` runs the
+    // test files it finds (each decided like any file it runs would be: the workspace's own)
     segment.canonical = joinArgv(name, args)
     segment.checks.push({ action: "shell", resource: segment.canonical })
     return

@@ -9,6 +9,7 @@ import type { CheckDecision, Compiled, Decision, SegmentDecision } from "../../P
 import type { Citation, LayerName } from "../../Rule.js"
 import * as Analyze from "../analyze/index.js"
 import * as Evaluate from "../evaluate.js"
+import * as Loosen from "./loosen.js"
 
 const ENGINE_PRECEDENCE: Record<LayerName, number> = {
   universal: 0,
@@ -33,11 +34,27 @@ const guardCitation = (guard: Analyze.Guard, segment: Analyze.Segment): Citation
   reason: `ask: ${Analyze.guardReasons[guard.id]} (${JSON.stringify(guard.detail.slice(0, 200))})`
 })
 
+// A guard's citation; `unknown-program` is loosened by a rule that names the program and grants
+// one of the segment's shell checks (ADR 0218).
+const guardDecision = (compiled: Compiled, guard: Analyze.Guard, segment: Analyze.Segment): Citation => {
+  const citation = guardCitation(guard, segment)
+  if (guard.id !== "unknown-program") return citation
+  for (const check of segment.checks) {
+    if (check.action !== "shell" || Loosen.programOf(check.resource) !== guard.detail) continue
+    const grant = Loosen.explicitGrant(compiled, check.resource)
+    if (grant !== null) return Loosen.overriding(grant, check.resource, segment.text, citation)
+  }
+  return citation
+}
+
 const better = (candidate: Citation, current: Citation | null): boolean => {
   if (current === null) return true
   const a = Evaluate.rank(candidate.effect)
   const b = Evaluate.rank(current.effect)
   if (a !== b) return a > b
+  // an allow that loosened an ask is what let the call through: it is the one cited
+  if (candidate.overrides !== undefined && current.overrides === undefined) return true
+  if (candidate.overrides === undefined && current.overrides !== undefined) return false
   return ENGINE_PRECEDENCE[candidate.layer] < ENGINE_PRECEDENCE[current.layer]
 }
 
@@ -57,17 +74,27 @@ export const decideSegments = (compiled: Compiled, segments: ReadonlyArray<Analy
       if (better(denied, top)) top = denied
       continue
     }
-    const checks: Array<CheckDecision> = []
     let best: Citation | null = null
-    for (const guard of segment.guards) {
-      const citation = guardCitation(guard, segment)
-      checks.push({ action: "shell", resource: guard.detail, decision: "ask", citation })
+    const own: Array<CheckDecision> = []
+    for (const check of segment.checks) {
+      let citation = Evaluate.decideCheck(compiled.layers, check.action, check.resource, segment.text)
+      // an ask on a program a user or remembered rule names explicitly is loosened (ADR 0218)
+      if (citation.effect === "ask" && check.action === "shell" && citation.layer !== "user") {
+        const grant = Loosen.explicitGrant(compiled, check.resource)
+        if (grant !== null) citation = Loosen.overriding(grant, check.resource, segment.text, citation)
+      }
+      own.push({ action: check.action, resource: check.resource, decision: citation.effect, citation })
       if (better(citation, best)) best = citation
     }
-    for (const check of segment.checks) {
-      const citation = Evaluate.decideCheck(compiled.layers, check.action, check.resource, segment.text)
-      checks.push({ action: check.action, resource: check.resource, decision: citation.effect, citation })
-      if (better(citation, best)) best = citation
+    let checks = own
+    if (segment.guards.length > 0) {
+      checks = []
+      for (const guard of segment.guards) {
+        const citation = guardDecision(compiled, guard, segment)
+        checks.push({ action: "shell", resource: guard.detail, decision: citation.effect, citation })
+        if (better(citation, best)) best = citation
+      }
+      checks.push(...own)
     }
     for (const check of checks) if (check.decision !== "allow") cited.push(check.citation)
     decided.push({ text: segment.text, canonical: segment.canonical, decision: best!.effect, citation: best!, checks })
