@@ -109,7 +109,11 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
     "steward session continue 3f9a2c1d",
     "steward session continue 3f9a2c1d 'go on' --script turns.jsonl"
   ],
-  "session approve": ["steward session approve 3f9a2c1d call-2 --remember"],
+  "session approve": [
+    "steward session approve 3f9a2c1d call_2_1 --remember",
+    "steward session approve 3f9a2c1d call_2_1 --scope 'git push origin *'"
+  ],
+  "session reject": ["steward session reject 3f9a2c1d call_2_1 --reason 'push to a branch, not main'"],
   "session verify": ["steward session verify 3f9a2c1d"],
   "session tools": ["steward session tools", "steward session tools --json"],
   "doctor": ["steward doctor", "steward doctor --json --state-dir /tmp/steward-demo"],

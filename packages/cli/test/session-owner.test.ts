@@ -156,15 +156,14 @@ for (const backend of SqlBackends.all) {
     )
 
     it(
-      "approve while another process drives the session: busy; once the owner is done, the approval runs",
+      "approve while another process drives the session: busy; once the owner is done, the call is answered",
       () =>
         withDatabase(backend, async (database) => {
+          // the paused call, once approved, waits on the gate: its approver drives the session
+          const gated = `node -e "require('fs').writeFileSync('marker','');require('fs').readFileSync('gate.fifo')"`
           const t = setup(database, [
-            { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] },
-            { text: "It needs approval." },
-            { toolCalls: [{ name: "shell", input: { command: "touch marker && cat gate.fifo" } }] },
-            { text: "Released." },
-            { text: "It printed 41." }
+            { toolCalls: [{ name: "shell", input: { command: gated } }] },
+            { text: "Released." }
           ])
           const run = await t.steward(
             "session",
@@ -180,17 +179,19 @@ for (const backend of SqlBackends.all) {
             "Print"
           )
           assert.strictEqual(run.code, 0, run.stderr)
-          const id = Ndjson.outcome(run.stdout).session as string
-          const pending = JSON.parse((await t.steward("session", "show", "--json", id)).stdout).pending[0]
-          assert.strictEqual(pending.tool, "shell")
-          const owner = collect(t.start(["session", "continue", "--json", id, "Read the gate"]))
-          await waitFor("the owner's gated call", t.marker)
-          busy(await t.steward("session", "approve", "--json", id, pending.callId), id)
+          const paused = Ndjson.outcome(run.stdout)
+          assert.strictEqual(paused.status, "paused")
+          const id = paused.session as string
+          const owner = collect(t.start(["session", "approve", "--json", id, paused.callId]))
+          await waitFor("the approved call's gate", t.marker)
+          busy(await t.steward("session", "approve", "--json", id, paused.callId), id)
+          busy(await t.steward("session", "reject", "--json", id, paused.callId), id)
           await t.release()
-          assert.strictEqual((await owner).code, 0)
-          const approved = await t.steward("session", "approve", id, pending.callId)
+          const approved = await owner
           assert.strictEqual(approved.code, 0, approved.stderr)
-          assert.include(approved.stdout, "41")
+          assert.strictEqual(Ndjson.outcome(approved.stdout).status, "completed")
+          // answered: nothing is paused at it any more
+          assert.strictEqual((await t.steward("session", "approve", "--json", id, paused.callId)).code, 2)
           assert.strictEqual((await t.steward("session", "verify", id)).code, 0)
         }),
       120_000

@@ -13,9 +13,15 @@ export const events = (stdout: string): Array<any> =>
     }
   })
 
-/** A run's outcome from its NDJSON: the settle's data with the session and run it names. */
+/**
+ * A drive's outcome from its NDJSON: the last line's data with the session and run it names — a
+ * `run.settle` (its `status`), or a `run.pause` (`status: "paused"`, the call it waits on).
+ */
 export const outcome = (stdout: string): any => {
-  const settle = events(stdout).at(-1)
-  if (settle?.type !== "run.settle") throw new Error(`the last line is not a run.settle: ${JSON.stringify(settle)}`)
-  return { session: settle.session, run: settle.run, ...settle.data }
+  const last = events(stdout).at(-1)
+  if (last?.type === "run.pause") return { session: last.session, run: last.run, status: "paused", ...last.data }
+  if (last?.type !== "run.settle") {
+    throw new Error(`the last line is not a run.settle or run.pause: ${JSON.stringify(last)}`)
+  }
+  return { session: last.session, run: last.run, ...last.data }
 }

@@ -10,12 +10,13 @@
  *   until it settles, or until its owner's lease lapses: exit 1 `orphaned`); `--json` is NDJSON.
  * - `continue ID [PROMPT] [--script FILE]` runs a new request in the session, or without a prompt
  *   re-drives the run a killed process left open (reusing its stored steps).
- * - `approve ID CALL [--remember] [--script FILE]` runs a call that was refused for want of an
- *   approval; `--remember` saves a scoped rule and shows it.
+ * - `approve ID CALL [--remember] [--scope PATTERN]` and `reject ID CALL [--reason TEXT]` answer
+ *   the call a run is paused at (an ask nobody answered): the same run goes on from there, without
+ *   a new model call. A piped `run` ends at a pause with exit 0; in a terminal it asks inline.
  * - `tools` prints every tool's name, description and input schema (what a script's calls give).
  * - `verify ID` walks the session's managed-transition chain.
  *
- * A run that does not settle `completed`, and a failed verify, exit 1; bad input exits 2.
+ * A run that settles other than `completed`, and a failed verify, exit 1; a pause exits 0; bad input exits 2.
  *
  * This module holds every verb's options and the verbs that only read the event store (`list`,
  * `show`, `events`): they load neither the session runner, a model, the governance engine nor
@@ -255,11 +256,16 @@ const approveOptions = {
   script: laterScript,
   verbose,
   remember: Options.boolean("remember").pipe(
-    Options.withDescription("Also save a rule allowing calls like this one in this session's workspace")
+    Options.withDescription("Also save the scope the pause showed as a rule (calls like this one run without asking)")
+  ),
+  scope: Options.text("scope").pipe(
+    Options.withPseudoName("PATTERN"),
+    Options.withDescription("Save this scope instead of the shown one (implies --remember; governance checks it)"),
+    Options.optional
   ),
   id: idArg,
   call: Args.text({ name: "CALL" }).pipe(
-    Args.withDescription("The call id waiting for approval (see `session show`)")
+    Args.withDescription("The call id the run is paused at (see `session show`)")
   )
 } as const
 
@@ -276,7 +282,33 @@ const approve = Command.make(
   approveOptions,
   (options) => Effect.flatMap(sessions, (m) => m.approve(options))
 )
-  .pipe(Command.withDescription("Approve a refused call: it runs now; --remember saves a scoped rule"))
+  .pipe(
+    Command.withDescription("Approve the call a run is paused at: the same run goes on; --remember saves its scope")
+  )
+
+const rejectOptions = {
+  ...GlobalOptions.global,
+  script: laterScript,
+  verbose,
+  reason: Options.text("reason").pipe(
+    Options.withPseudoName("TEXT"),
+    Options.withDescription("Why: the model reads it with the refusal"),
+    Options.optional
+  ),
+  id: idArg,
+  call: Args.text({ name: "CALL" }).pipe(Args.withDescription("The call id the run is paused at (see `session show`)"))
+} as const
+
+/**
+ * What `steward session reject` was given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RejectOptions = Command.Command.ParseConfig<typeof rejectOptions>
+
+const reject = Command.make("reject", rejectOptions, (options) => Effect.flatMap(sessions, (m) => m.reject(options)))
+  .pipe(Command.withDescription("Reject the call a run is paused at: the model reads why, and the same run goes on"))
 
 const tools = Command.make(
   "tools",
@@ -304,6 +336,6 @@ const verify = Command.make("verify", verifyOptions, (options) => Effect.flatMap
  * @category commands
  */
 export const command = Command.make("session").pipe(
-  Command.withDescription("Governed agent sessions: run, list, show, events, continue, approve, verify, tools"),
-  Command.withSubcommands([run, list, show, events, continueCommand, approve, verify, tools])
+  Command.withDescription("Governed agent sessions: run, list, show, events, continue, approve, reject, verify, tools"),
+  Command.withSubcommands([run, list, show, events, continueCommand, approve, reject, verify, tools])
 )

@@ -38,29 +38,36 @@ export const header = (json: boolean, session: string): Effect.Effect<void> =>
   json ? Effect.void : Console.log(`session ${session}`)
 
 /**
- * Print a run's events as they are committed, then `after`, then exit by the run's settle.
+ * Print a run's events as they are committed; the last one (a `run.settle`, or a `run.pause` when
+ * the run waits for a person).
  *
  * @since 0.1.0
  * @category printing
  */
-export const print = <E, R, E2 = never>(
+export const drive = <E, R>(
   options: PrintOptions,
   events: Stream.Stream<Event.SessionEvent, E, R>,
-  services: Context.Context<R>,
-  after: Effect.Effect<void, E2> = Effect.void
+  services: Context.Context<R>
 ) =>
-  Effect.gen(function*() {
-    const last = yield* events.pipe(
-      Stream.tap(Render.print(options.json, options.verbose)),
-      Stream.runLast,
-      Effect.provide(services)
-    )
-    yield* after
-    if (Option.isNone(last) || last.value.type !== "run.settle") {
-      return yield* cannotRun("internal", "the run's event stream ended before its settle")
-    }
-    const status = (last.value.data as { readonly status?: unknown }).status
-    if (status !== "completed") {
-      return yield* new NegativeResult({ reason: `run ${last.value.run} settled ${String(status)}` })
-    }
-  })
+  Effect.flatMap(
+    events.pipe(Stream.tap(Render.print(options.json, options.verbose)), Stream.runLast, Effect.provide(services)),
+    (last) =>
+      Option.isSome(last) && (last.value.type === "run.settle" || last.value.type === "run.pause")
+        ? Effect.succeed(last.value)
+        : Effect.fail(cannotRun("internal", "the run's event stream ended before its settle or pause"))
+  )
+
+/**
+ * The exit of a drive: a pause is a normal end (exit 0: the lines said how to answer; ADR 0016),
+ * a settle exits 0 when the run completed and 1 otherwise.
+ *
+ * @since 0.1.0
+ * @category printing
+ */
+export const exit = (last: Event.SessionEvent): Effect.Effect<void, NegativeResult> => {
+  if (last.type === "run.pause") return Effect.void
+  const status = (last.data as { readonly status?: unknown }).status
+  return status === "completed"
+    ? Effect.void
+    : Effect.fail(new NegativeResult({ reason: `run ${last.run} settled ${String(status)}` }))
+}

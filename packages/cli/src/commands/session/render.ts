@@ -26,18 +26,14 @@ const why = (reason: string): string => {
 }
 
 /**
- * A refusal on one line, citing nothing the call's line above it cites already: the why, and for a
- * call waiting for a person the command that answers it. Its details: `-v`, or `session show ID CALL`.
+ * A refusal on one line, citing nothing the call's line above it cites already: the why. Its
+ * details: `-v`, or `session show ID CALL`.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const refusal = (e: Event.SessionEvent): string => {
-  const d = e.data as { readonly reason?: unknown; readonly pending?: unknown; readonly callId?: unknown }
-  return d.pending === true
-    ? `  ✗ waiting for approval: steward session approve ${e.session} ${String(d.callId)} [--remember]`
-    : `  ✗ refused: ${why(String(d.reason ?? ""))}`
-}
+export const refusal = (e: Event.SessionEvent): string =>
+  `  ✗ refused: ${why(String((e.data as { readonly reason?: unknown }).reason ?? ""))}`
 
 /**
  * One event as a person reads it: the library's transcript renderer (`TranscriptText`, which hosts
@@ -47,7 +43,10 @@ export const refusal = (e: Event.SessionEvent): string => {
  * @category rendering
  */
 export const event = (e: Event.SessionEvent, verbose: boolean): string | undefined =>
-  !verbose && e.type === "tool.refused" ? refusal(e) : TranscriptText.line(e)
+  // a person's rejection is the approval's line (`✗ NAME rejected CALL: reason`)
+  !verbose && e.type === "tool.refused" && (e.data as { readonly by?: unknown }).by !== "person"
+    ? refusal(e)
+    : TranscriptText.line(e)
 
 /**
  * Print one event as it arrives: its transcript lines, or under `--json` its NDJSON line

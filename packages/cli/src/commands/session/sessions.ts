@@ -11,6 +11,7 @@ import * as AlgalRuntime from "@steward/algal-runtime/AlgalRuntime"
 import * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as PolicyFile from "@steward/governance-rules/PolicyFile"
 import * as Sandbox from "@steward/governance-rules/Sandbox"
+import type * as Event from "@steward/harness-sessions/Event"
 import * as EventStore from "@steward/harness-sessions/EventStore"
 import * as Goal from "@steward/harness-sessions/Goal"
 import * as HarnessError from "@steward/harness-sessions/HarnessError"
@@ -34,8 +35,16 @@ import * as HostSql from "../../HostSql.js"
 import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
+import * as Answer from "./answer.js"
 import { fromHarness } from "./errors.js"
-import { type ApproveOptions, type ContinueOptions, type RunOptions, type VerifyOptions, withStore } from "./index.js"
+import {
+  type ApproveOptions,
+  type ContinueOptions,
+  type RejectOptions,
+  type RunOptions,
+  type VerifyOptions,
+  withStore
+} from "./index.js"
 import * as Live from "./live.js"
 
 // How a session's model is rebuilt in a later command: `script:ABSOLUTE_PATH` or `PROVIDER:MODEL`.
@@ -131,6 +140,57 @@ const storedModel = (id: string, script: Option.Option<string>) => (store: Event
   })
 
 /**
+ * Drive a run and print it; then, while it is paused and a person is at this terminal (text
+ * output), ask inline and drive the answer in the same run (ADR 0016). Piped, or under `--json`,
+ * a pause ends the command with exit 0 and the lines saying how to answer.
+ */
+const answering = <R>(
+  options: Live.PrintOptions,
+  session: string,
+  events: Stream.Stream<Event.SessionEvent, HarnessError.HarnessError | CommandFailure, R>,
+  services: Context.Context<R>
+) =>
+  Effect.gen(function*() {
+    let last = yield* Live.drive(options, events, services)
+    if (options.json || !Answer.interactive()) return yield* Live.exit(last)
+    const prompt = yield* Answer.Prompt
+    const by = os.userInfo().username
+    while (last.type === "run.pause") {
+      const d = last.data as { readonly callId: string; readonly scope?: unknown; readonly unscoped?: unknown }
+      const shown = typeof d.scope === "string" ? d.scope : undefined
+      const reply = yield* prompt.ask(Answer.question(shown))
+      // end of input: the run stays paused, answerable later (the pause's lines said how)
+      if (Option.isNone(reply)) break
+      const answer = Answer.parse(reply.value, shown, typeof d.unscoped === "string" ? d.unscoped : undefined)
+      if (answer._tag === "Unclear") {
+        yield* Console.log(`  ${answer.why}`)
+        continue
+      }
+      const next = yield* Live.drive(
+        options,
+        answer._tag === "Reject"
+          ? RunStream.reject(session, d.callId, {
+            by,
+            ...(answer.reason === undefined ? {} : { reason: answer.reason })
+          })
+          : RunStream.approve(session, d.callId, {
+            by,
+            ...(answer._tag === "Always" ? { remember: true, scope: answer.scope } : {})
+          }),
+        services as Context.Context<Session.Sessions | EventStore.EventStore>
+      ).pipe(
+        // a scope governance does not honour is said, and asked again; the run stays paused
+        Effect.catchIf(
+          (e): e is HarnessError.HarnessError => e instanceof HarnessError.HarnessError && e.code === "INVALID_INPUT",
+          (e) => Effect.as(Console.log(`  ${e.message}`), last)
+        )
+      )
+      last = next
+    }
+    return yield* Live.exit(last)
+  }).pipe(Effect.provide(Answer.layerTerminal))
+
+/**
  * `steward session run …`: start a session and run the request to its settle.
  *
  * @since 0.1.0
@@ -183,8 +243,9 @@ export const run = (options: RunOptions) =>
           host: { model, sandbox: options.sandbox }
         })
         yield* Live.header(options.json, created.id)
-        return yield* Live.print(
+        return yield* answering(
           options,
+          created.id,
           RunStream.run(created.id, options.prompt, {
             ...(Option.isSome(options.goal) ? { goal: { objective: options.goal.value } } : {})
           }),
@@ -201,8 +262,9 @@ export const run = (options: RunOptions) =>
  */
 export const continueSession = (options: ContinueOptions) =>
   withSessions(options.stateDir, storedModel(options.id, options.script), (services) =>
-    Live.print(
+    answering(
       options,
+      options.id,
       Option.isSome(options.prompt)
         ? RunStream.run(options.id, options.prompt.value)
         : RunStream.resume(options.id).pipe(
@@ -214,8 +276,10 @@ export const continueSession = (options: ContinueOptions) =>
     ))
 
 /**
- * `steward session approve ID CALL [--remember]`: run a call refused for want of an approval,
- * printing the run it starts as it goes; with `--remember`, the rule it saved (text output).
+ * `steward session approve ID CALL [--remember] [--scope PATTERN]`: approve the call a run is
+ * paused at; the same run goes on from there (no new model call), printed as it goes. With
+ * `--remember` the scope the pause showed is saved as a rule (`--scope` saves another, checked
+ * by governance), and the text output says which.
  *
  * @since 0.1.0
  * @category commands
@@ -225,20 +289,42 @@ export const approve = (options: ApproveOptions) =>
     Effect.gen(function*() {
       const store = Context.get(services, EventStore.EventStore)
       const before = (yield* SessionViews.show(store, options.id)).remembered.length
-      yield* Live.print(
+      const last = yield* Live.drive(
         options,
-        RunStream.approve(options.id, options.call, { remember: options.remember, by: os.userInfo().username }),
-        services,
-        // the saved rule is the approval's, shown before the run's settle decides the exit
-        Effect.gen(function*() {
-          if (options.json) return
-          const saved = (yield* SessionViews.show(store, options.id)).remembered.slice(before)
-          for (const r of saved) {
-            yield* Console.log(`saved rule ${r.id}: ${r.effect} ${r.action} ${JSON.stringify(r.resource)}`)
-          }
-        })
+        RunStream.approve(options.id, options.call, {
+          remember: options.remember || Option.isSome(options.scope),
+          ...(Option.isSome(options.scope) ? { scope: options.scope.value } : {}),
+          by: os.userInfo().username
+        }),
+        services
       )
+      if (!options.json) {
+        const saved = (yield* SessionViews.show(store, options.id)).remembered.slice(before)
+        for (const r of saved) {
+          yield* Console.log(`saved rule ${r.id}: ${r.effect} ${r.action} ${JSON.stringify(r.resource)}`)
+        }
+      }
+      return yield* Live.exit(last)
     }))
+
+/**
+ * `steward session reject ID CALL [--reason TEXT]`: reject the call a run is paused at; the model
+ * reads the refusal with the reason in the same run, which goes on from there, printed as it goes.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const reject = (options: RejectOptions) =>
+  withSessions(options.stateDir, storedModel(options.id, options.script), (services) =>
+    answering(
+      options,
+      options.id,
+      RunStream.reject(options.id, options.call, {
+        by: os.userInfo().username,
+        ...(Option.isSome(options.reason) ? { reason: options.reason.value } : {})
+      }),
+      services
+    ))
 
 /**
  * `steward session verify ID`: walk the session's history chain back to revision 1.
