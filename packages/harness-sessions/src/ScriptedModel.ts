@@ -1,9 +1,17 @@
 /**
  * A scripted `LanguageModel` for tests and demos: JSONL, one model turn per line, served in
  * order. A line is `{"text"?, "toolCalls"?: [{"name","input"}], "usage"?: {"input","cachedInput",
- * "output"}, "for"?: "agent" | "checker"}`; lines `for: "checker"` answer the goal loop's
- * separate checker calls (`Goal.Checker`), the others the run's own calls. Blank lines and lines
- * starting with `//` are skipped. A call past the last line fails the model call.
+ * "output"}, "for"?: "agent" | "checker", "invalid"?: true}`; lines `for: "checker"` answer the
+ * goal loop's separate checker calls (`Goal.Checker`), the others the run's own calls. Blank lines
+ * and lines starting with `//` are skipped. A call past the last line fails the model call and
+ * uses no turn. Each tool's input schema: `Tools.describe()` (`steward session tools`).
+ *
+ * A failed call does not use up its turn (ADR 0574): when the harness refused every call of a
+ * turn as invalid (an unknown tool, an input its schema refuses), the next model call fails
+ * naming the turn and the harness's message, and the turn stays the next one to serve — fix the
+ * line and continue the session (`position` counts the turns a stored session used). A turn marked
+ * `"invalid": true` says its calls are meant to be refused (a test of the harness's answer): it is
+ * used up like any other, and the next line is served.
  *
  * @example
  * ```ts
@@ -19,6 +27,7 @@
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -63,7 +72,8 @@ export const Turn = Schema.Struct({
     cachedInput: Schema.optional(Schema.NonNegativeInt),
     output: Schema.optional(Schema.NonNegativeInt)
   })),
-  for: Schema.optionalWith(Schema.Literal("agent", "checker"), { default: () => "agent" as const })
+  for: Schema.optionalWith(Schema.Literal("agent", "checker"), { default: () => "agent" as const }),
+  invalid: Schema.optional(Schema.Literal(true))
 })
 
 /**
@@ -153,8 +163,36 @@ const toStream = (encoded: Array<Response.PartEncoded>): Array<Response.StreamPa
   )
 
 /**
+ * What a failed model call says when the turn before it made only invalid calls: the marker
+ * `position` reads back from a stored session (the turn was not used up).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const NOT_USED_UP = "the turn is not used up"
+
+// How the harness answers a call it could not take as made (`tool.error`).
+const INVALID_ANSWER = /^(invalid call to |unknown tool |invalid tool name )/
+
+// The harness's answers to turn `n`'s calls in the prompt, when every one refused the call as
+// invalid: the first answer's text; else undefined.
+const refusedAsInvalid = (prompt: Prompt.Prompt, n: number): string | undefined => {
+  const answers = prompt.content.flatMap((m) =>
+    m.role === "tool"
+      ? m.content.filter((p) => p.type === "tool-result" && p.id.startsWith(`call_${n}_`))
+      : []
+  ) as ReadonlyArray<{ readonly isFailure: boolean; readonly result: unknown }>
+  const invalid = answers.every((a) => a.isFailure && INVALID_ANSWER.test(String(a.result)))
+  return answers.length > 0 && invalid ? String(answers[0]!.result) : undefined
+}
+
+const failure = (description: string) =>
+  Effect.fail(new AiError.UnknownError({ module: "ScriptedModel", method: "generateText", description }))
+
+/**
  * A `LanguageModel` serving `turns` in order, starting after the first `offset` (a resumed
- * session skips the turns its stored steps already hold).
+ * session skips the turns its stored steps already hold; `position` counts them). A turn whose
+ * calls were all refused as invalid is not used up (see the module's doc).
  *
  * @since 0.1.0
  * @category constructors
@@ -162,24 +200,53 @@ const toStream = (encoded: Array<Response.PartEncoded>): Array<Response.StreamPa
 export const makeModel = (turns: ReadonlyArray<Turn>, offset = 0) =>
   Effect.suspend(() => {
     let next = offset
-    const serve = Effect.suspend(() => {
-      const n = next++
-      const turn = turns[n]
-      return turn === undefined
-        ? Effect.fail(
-          new AiError.UnknownError({
-            module: "ScriptedModel",
-            method: "generateText",
-            description: `the script has ${turns.length} turns; call ${n + 1} has none`
-          })
-        )
-        : Effect.succeed(parts(turn, n + 1))
-    })
+    const serve = (prompt: Prompt.Prompt) =>
+      Effect.suspend(() => {
+        const last = next - 1
+        const refused = last >= offset && turns[last]?.invalid !== true ? refusedAsInvalid(prompt, last + 1) : undefined
+        if (refused !== undefined) {
+          next = last
+          return failure(
+            `script turn ${last + 1}: the harness refused its call(s) as invalid (${refused}); ` +
+              `${NOT_USED_UP} — fix it and continue, or mark it "invalid": true`
+          )
+        }
+        const n = next
+        const turn = turns[n]
+        if (turn === undefined) return failure(`the script has ${turns.length} turns; call ${n + 1} has none`)
+        next++
+        return Effect.succeed(parts(turn, n + 1))
+      })
     return LanguageModel.make({
-      generateText: () => serve,
-      streamText: () => Stream.flatMap(serve, (encoded) => Stream.fromIterable(toStream(encoded)))
+      generateText: (options) => serve(options.prompt),
+      streamText: (options) =>
+        Stream.flatMap(serve(options.prompt), (encoded) => Stream.fromIterable(toStream(encoded)))
     })
   })
+
+/**
+ * The turns a stored session used of each queue (the offsets a later `continue`, `approve` or
+ * `reject` serves from): every model call that was served a turn; a call that failed — past the
+ * script's end, or after a turn whose calls were all refused as invalid (that turn is not used
+ * up) — serves none.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const position = (
+  events: ReadonlyArray<{ readonly type: string; readonly data: unknown }>
+): { readonly agent: number; readonly checker: number } => {
+  let agent = 0
+  let checker = 0
+  for (const e of events) {
+    if (e.type !== "model.call") continue
+    const d = (e.data ?? {}) as { readonly for?: unknown; readonly error?: unknown }
+    const served = d.error === undefined ? 1 : String(d.error).includes(NOT_USED_UP) ? -1 : 0
+    if (d.for === "checker") checker += served
+    else agent += served
+  }
+  return { agent: Math.max(0, agent), checker: Math.max(0, checker) }
+}
 
 /**
  * Offsets into the two queues (turns already served, e.g. by a stored session).

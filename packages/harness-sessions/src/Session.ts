@@ -222,6 +222,8 @@ export interface SessionView {
   readonly goal: { readonly objective: string; readonly status: string } | null
   readonly remembered: ReadonlyArray<Rule.RuleInput>
   readonly pending: ReadonlyArray<Transcript.PendingCall>
+  /** The session in one line of a list (`SessionViews.Summary`). */
+  readonly summary: SessionViews.Summary
   readonly host: Readonly<Record<string, unknown>>
   /** The process driving the session now (its lease is live), or null. */
   readonly owner: { readonly id: string; readonly expires: number } | null

@@ -43,6 +43,44 @@ export interface Snapshot {
 }
 
 /**
+ * A session in one line of a list: its first prompt (cut to 120 characters), when its first run
+ * started (else when it was created), how many runs it has, its last run's status (`paused` for a
+ * run waiting on a call, `open` for one being driven or left by a killed process, null before any
+ * run) and how many calls wait for a person's answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Summary {
+  readonly firstPrompt: string | null
+  readonly startedAt: number
+  readonly runs: number
+  readonly status: string | null
+  readonly pending: number
+}
+
+const cut = (text: string, n: number) => text.length <= n ? text : `${text.slice(0, n - 1)}…`
+
+/**
+ * The summary of a session's events (`SessionView.summary`).
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const summary = (events: ReadonlyArray<Event.SessionEvent>, createdAt: number): Summary => {
+  const runs = Transcript.runs(events)
+  const first = events.find((e) => e.type === "run.start")
+  const last = runs.at(-1)
+  return {
+    firstPrompt: runs[0] === undefined ? null : cut(runs[0].prompt.replace(/\s+/g, " ").trim(), 120),
+    startedAt: first?.at ?? createdAt,
+    runs: runs.length,
+    status: last === undefined ? null : last.status ?? "open",
+    pending: Transcript.pending(events).length
+  }
+}
+
+/**
  * The view of one session from a snapshot of it.
  *
  * @since 0.1.0
@@ -58,6 +96,7 @@ export const fromSnapshot = (id: string, { events, meta, row }: Snapshot): Sessi
   goal: meta.goal === null ? null : { objective: meta.goal.spec.objective, status: meta.goal.status },
   remembered: meta.remembered,
   pending: Transcript.pending(events),
+  summary: summary(events, row.createdAt),
   host: meta.host,
   owner: null,
   orphaned: false

@@ -22,6 +22,7 @@ import type * as Rule from "@steward/governance-rules/Rule"
 import type * as Sandbox from "@steward/governance-rules/Sandbox"
 import type * as SandboxProfile from "@steward/governance-rules/SandboxProfile"
 import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -282,6 +283,30 @@ export const fetch: Tool<typeof FetchTool.fields, HttpClient.HttpClient> = Fetch
  * @category tools
  */
 export const defaults = [shell, read, write, edit, todoWrite, askUser, fetch] as const
+
+/**
+ * A tool as a person or a script author reads it: its name, what it does and its input's JSON
+ * Schema (what `steward session tools` prints).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Described {
+  readonly name: string
+  readonly description: string
+  readonly input: JSONSchema.JsonSchema7Root
+}
+
+/**
+ * Every tool's name, description and input JSON Schema, in the toolkit's order (default: the
+ * default toolkit) — the schema the harness checks a call's input against, so a script written
+ * from it passes.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const describe = (tools: ReadonlyArray<Any> = defaults): ReadonlyArray<Described> =>
+  tools.map((t) => ({ name: t.name, description: t.description, input: JSONSchema.make(t.input) }))
 
 /**
  * Allow rules for the default toolkit's session-internal tools (`todo_write`, `ask_user`). They

@@ -52,6 +52,8 @@ export const line = (e: Event.SessionEvent): string | undefined => {
     case "message":
       return d["role"] === "assistant"
         ? `model:  ${clip(String(d["text"]), 2000)}`
+        : typeof d["by"] === "string"
+        ? `${d["by"]}${d["receipt"] ? ` (receipt ${d["receipt"]})` : ""} → model: ${clip(String(d["text"]), 2000)}`
         : `${d["role"] === "user" ? "person" : d["role"]}: ${clip(String(d["text"]), 2000)}`
     case "model.call": {
       if (d["error"] !== undefined) return `  · model call ${d["n"]} failed: ${d["error"]}`

@@ -28,7 +28,7 @@ describe("Session: a bad tool call is the model's to fix", () => {
       assert.notInclude(error.message, "\n")
       assert.isTrue(es.some(([t, d]) => t === "tool.result" && d.ok === true && String(d.output).includes("alpha")))
     }).pipe(Effect.provide(layer(script(
-      { toolCalls: [{ name: "reed", input: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "reed", input: { path: "a.txt" } }], invalid: true },
       { toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
       { text: "Done." }
     )))))
@@ -54,11 +54,11 @@ describe("Session: a bad tool call is the model's to fix", () => {
       assert.include(errors[3].message, "over the limit of 4096")
     }).pipe(Effect.provide(layer(
       script(
-        { toolCalls: [{ name: "shell", input: { command: 5 } }] },
+        { toolCalls: [{ name: "shell", input: { command: 5 } }], invalid: true },
         { toolCalls: [{ name: "write", input: { content: "x" } }, { name: "shell", input: { command: "true" } }] },
-        { toolCalls: [{ name: "__proto__", input: {} }] },
+        { toolCalls: [{ name: "__proto__", input: {} }], invalid: true },
         { toolCalls: [{ name: "read", input: { path: "." } }] },
-        { toolCalls: [{ name: "write", input: { path: "big.txt", content: "x".repeat(10_000) } }] },
+        { toolCalls: [{ name: "write", input: { path: "big.txt", content: "x".repeat(10_000) } }], invalid: true },
         { text: "Done." }
       ),
       { limits: { maxToolInput: 4096 } }
@@ -75,9 +75,9 @@ describe("Session: a bad tool call is the model's to fix", () => {
       assert.strictEqual((yield* events(id)).filter(([t]) => t === "tool.error").length, 3)
       assert.isTrue((yield* sessions.verify(id)).verified)
     }).pipe(Effect.provide(layer(script(
-      { toolCalls: [{ name: "a", input: {} }] },
-      { toolCalls: [{ name: "b", input: {} }] },
-      { toolCalls: [{ name: "c", input: {} }] },
+      { toolCalls: [{ name: "a", input: {} }], invalid: true },
+      { toolCalls: [{ name: "b", input: {} }], invalid: true },
+      { toolCalls: [{ name: "c", input: {} }], invalid: true },
       { text: "never reached" }
     )))))
 
@@ -89,9 +89,9 @@ describe("Session: a bad tool call is the model's to fix", () => {
       assert.strictEqual(outcome.status, "completed")
     }).pipe(Effect.provide(layer(
       script(
-        { toolCalls: [{ name: "a", input: {} }, { name: "b", input: {} }] },
+        { toolCalls: [{ name: "a", input: {} }, { name: "b", input: {} }], invalid: true },
         { toolCalls: [{ name: "read", input: { path: "." } }] },
-        { toolCalls: [{ name: "c", input: {} }, { name: "d", input: {} }] },
+        { toolCalls: [{ name: "c", input: {} }, { name: "d", input: {} }], invalid: true },
         { text: "Done." }
       ),
       { limits: { invalidCalls: 3 } }
@@ -111,7 +111,7 @@ describe("Session: everything bounded", () => {
       const steps = yield* store.steps(id, `${id}.r1`)
       assert.isBelow(JSON.stringify([...steps.values()]).length, 64 * 1024)
     }).pipe(Effect.provide(layer(script(
-      { toolCalls: [{ name: "write", input: { path: "big.txt", content: "y".repeat(3_000_000) } }] },
+      { toolCalls: [{ name: "write", input: { path: "big.txt", content: "y".repeat(3_000_000) } }], invalid: true },
       { text: "Done." }
     )))))
 

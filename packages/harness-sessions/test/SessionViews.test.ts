@@ -36,8 +36,38 @@ describe("SessionViews: views from the event store alone", () => {
       assert.deepStrictEqual((yield* SessionViews.list(store)).map((v) => v.id), [id, other.id])
     }).pipe(Effect.provide(layer(script(
       { toolCalls: [{ name: "shell", input: { command: "node -e \"console.log(11)\"" } }] },
-      { text: "The shell call needs approval." },
       { text: "It printed." }
+    )))))
+
+  it.effect("list summarises each session: first prompt (cut), start time, runs, status, pending approvals", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Session.Sessions
+      const store = yield* EventStore.EventStore
+      const { createdAt, id } = yield* sessions.create({ workspace: workspace(), level: "assist" })
+      const empty = (yield* SessionViews.list(store))[0]!.summary
+      assert.deepStrictEqual(empty, { firstPrompt: null, startedAt: createdAt, runs: 0, status: null, pending: 0 })
+      const long = `Say hi in the shell ${"and more ".repeat(30)}`
+      yield* sessions.run(id, long)
+      const paused = (yield* SessionViews.list(store))[0]!.summary
+      const start = (yield* store.read(id)).find((e) => e.type === "run.start")!
+      assert.deepStrictEqual(paused, {
+        firstPrompt: `${long.slice(0, 119)}…`,
+        startedAt: start.at,
+        runs: 1,
+        status: "paused",
+        pending: 1
+      })
+      yield* sessions.run(id, "Never mind")
+      const after = (yield* sessions.list)[0]!.summary
+      assert.deepStrictEqual([after.firstPrompt, after.runs, after.status, after.pending], [
+        `${long.slice(0, 119)}…`,
+        2,
+        "completed",
+        0
+      ])
+    }).pipe(Effect.provide(layer(script(
+      { toolCalls: [{ name: "shell", input: { command: "node -e \"console.log(11)\"" } }] },
+      { text: "Nothing to do." }
     )))))
 
   it.effect("an unknown session is SESSION_NOT_FOUND", () =>

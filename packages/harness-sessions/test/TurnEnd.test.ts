@@ -3,7 +3,9 @@ import { Learning, ReflexConfig, Reflexes, ReflexLedger } from "@steward/reflex-
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as EventStore from "../src/EventStore.js"
 import * as Session from "../src/Session.js"
+import * as TranscriptText from "../src/TranscriptText.js"
 import { events, layer, script, workspace } from "./support/env.js"
 
 const SHORT = "Parser updated. Next, I'll wire the CLI:"
@@ -74,6 +76,16 @@ describe("Session: turn-end reflexes", () => {
       const es = yield* events(certified.id)
       const notice = es.find(([t, d]) => t === "notice" && d.cause === "reflex")![1]
       assert.strictEqual(notice.receipt, acted.receipt)
+      // The continuation is the reflex's act with its receipt, not a person's prompt (issue 35 item 5).
+      const carried = es.find(([t, d]) => t === "message" && d.role === "user" && d.by === "reflex")![1]
+      assert.strictEqual(carried.receipt, acted.receipt)
+      const stored = (yield* Effect.flatMap(EventStore.EventStore, (s) => s.read(certified.id))).find((e) =>
+        e.type === "message" && (e.data as any).by === "reflex"
+      )!
+      assert.strictEqual(
+        TranscriptText.line(stored),
+        `reflex (receipt ${acted.receipt}) → model: ${(stored.data as any).text}`
+      )
       assert.isTrue((yield* sessions.verify(certified.id)).verified)
     }).pipe(
       Effect.provide(

@@ -257,7 +257,14 @@ export const continuation = (
           ? [Event.make(ctx.run, "checkpoint", { reason: input.notice, checkpoint: RunState.checkpoint(state) })]
           : []),
         Event.make(ctx.run, "notice", { cause: input.cause, text: input.notice, ...input.data }),
-        ...(input.prompt === undefined ? [] : [Event.make(ctx.run, "message", { role: "user", text: input.prompt })])
+        // The model reads it as a user message; the stream says who wrote it (the harness's act for
+        // its cause — a reflex with its receipt —, never a person).
+        ...(input.prompt === undefined ? [] : [Event.make(ctx.run, "message", {
+          role: "user",
+          text: input.prompt,
+          by: input.cause,
+          ...(typeof input.data?.["receipt"] === "string" ? { receipt: input.data["receipt"] } : {})
+        })])
       ],
       result: null,
       transition: { kind: "continue" as const, status: input.cause }

@@ -17,7 +17,11 @@ const [file, workspace] = process.argv.slice(2) as [string, string]
 const size = () => ["", "-wal"].reduce((n, s) => n + (fs.existsSync(file + s) ? fs.statSync(file + s).size : 0), 0)
 
 const turns: ReadonlyArray<ScriptedModel.Turn> = [
-  { for: "agent", toolCalls: [{ name: "write", input: { path: "big.txt", content: "x".repeat(15 * 1024 * 1024) } }] },
+  {
+    for: "agent",
+    invalid: true,
+    toolCalls: [{ name: "write", input: { path: "big.txt", content: "x".repeat(15 * 1024 * 1024) } }]
+  },
   { for: "agent", text: "Done." }
 ]
 
