@@ -52,6 +52,10 @@ describe("approval inside the run, through the CLI", () => {
       const paused = (yield* t.cli("events", "--json", id)).events()
       assert.strictEqual(paused.at(-1).type, "run.pause")
       assert.strictEqual(modelCalls(paused), 1)
+      // a follow ends at the pause too (the run waits for a person; it is not orphaned)
+      const followed = yield* t.cli("events", "--follow", "--json", id)
+      assert.strictEqual(followed.exitCode, 0, followed.stderr)
+      assert.strictEqual(followed.events().at(-1).type, "run.pause")
 
       const approved = yield* t.cli("approve", "--json", id, "call_1_1")
       assert.strictEqual(approved.exitCode, 0, approved.stderr)

@@ -173,7 +173,9 @@ const events = Command.make(
   {
     ...GlobalOptions.global,
     verbose,
-    follow: Options.boolean("follow").pipe(Options.withDescription("Keep printing new events until no run is open")),
+    follow: Options.boolean("follow").pipe(
+      Options.withDescription("Keep printing new events until no run is driven (settled, or paused for a person)")
+    ),
     id: idArg
   },
   (options) =>
@@ -181,12 +183,13 @@ const events = Command.make(
       Effect.gen(function*() {
         const print = Render.print(options.json, options.verbose)
         const stored = yield* store.read(options.id)
-        // Follow: stop once no run is open.
+        // Follow: stop once no run is being driven. A run's settle ends it; so does its pause (it
+        // waits for a person: ADR 0016), until an answer's events drive it again.
         const open = new Set<string>()
         const track = (e: { readonly type: string; readonly run: string | null }) => {
           if (e.run === null) return
-          if (e.type === "run.start") open.add(e.run)
-          if (e.type === "run.settle") open.delete(e.run)
+          if (e.type === "run.settle" || e.type === "run.pause") open.delete(e.run)
+          else open.add(e.run)
         }
         for (const e of stored) {
           track(e)

@@ -109,8 +109,8 @@ const started = (at: number): string => new Date(at).toISOString().replace("T", 
 
 /**
  * The session list: one row a session, oldest first, under a header: id, start time (UTC), runs,
- * the last run's status, calls waiting for approval, and the first prompt a person gave (cut).
- * All of it from the sessions' views (`SessionViews.list`).
+ * the last run's status, calls waiting for approval, and the first prompt (cut) — the library's
+ * `SessionView.summary`, the status with its code and `orphaned` for an open run nobody drives.
  *
  * @since 0.1.0
  * @category rendering
@@ -118,21 +118,14 @@ const started = (at: number): string => new Date(at).toISOString().replace("T", 
 export const list = (views: ReadonlyArray<Session.SessionView>): string => {
   if (views.length === 0) return "no sessions"
   const rows = views.map((v) => {
+    const s = v.summary
     const last = v.runs.at(-1)
-    const status = last === undefined
+    const status = s.status === null
       ? "no runs"
-      : last.status === null
+      : s.status === "open"
       ? openStatus(v)
-      : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
-    const first = v.runs.find((r) => r.trigger === "person") ?? v.runs[0]
-    return [
-      v.id,
-      started(v.createdAt),
-      String(v.runs.length),
-      status,
-      String(v.pending.length),
-      oneLine(first?.prompt ?? "", 60)
-    ]
+      : `${s.status}${last?.code == null ? "" : `{${last.code}}`}`
+    return [v.id, started(s.startedAt), String(s.runs), status, String(s.pending), oneLine(s.firstPrompt ?? "", 60)]
   })
   const header = ["SESSION", "STARTED", "RUNS", "STATUS", "PENDING", "FIRST PROMPT"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))

@@ -52,12 +52,9 @@ const modelLayer = (spec: string, events: ReadonlyArray<{ readonly type: string;
   // Commands that only re-check a session never call a model.
   if (spec === "none") return ScriptedModel.layer([])
   if (spec.startsWith("script:")) {
-    const calls = events.filter((e) => e.type === "model.call").map((e) => (e.data as { for?: string }).for)
     const file = spec.slice("script:".length)
-    const offsets = {
-      agent: calls.filter((f) => f !== "checker").length,
-      checker: calls.filter((f) => f === "checker").length
-    }
+    // the turns the stored model calls were served (a failed call serves none: ADR 0574)
+    const offsets = ScriptedModel.position(events)
     // read boundedly by the CLI (issue 16), then served from where the stored calls left it
     return Layer.unwrapEffect(
       Effect.map(ScriptFile.read(file), (text) => ScriptedModel.layerFromText(text, offsets, file))

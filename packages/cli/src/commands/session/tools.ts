@@ -1,7 +1,7 @@
 /**
  * `steward session tools`: every tool a session's model can call, with its input schema, derived
- * from the library's toolkit (`Tools.defaults` and the goal tools `Goal.getGoalTool` /
- * `updateGoalTool`, each input Schema as JSON Schema through `effect/JSONSchema`): what a scripted model's `toolCalls` give (docs/guides/scripted-model.md).
+ * from the library: the toolkit's own description (`Tools.describe`) and the goal tools
+ * `Goal.getGoalTool` / `updateGoalTool` (their input Schema as JSON Schema through `effect/JSONSchema`): what a scripted model's `toolCalls` give (docs/guides/scripted-model.md).
  * Loaded only when the verb runs: the tools module brings the shell, file and fetch tools.
  *
  * @since 0.1.0
@@ -36,12 +36,7 @@ export interface ToolDescription {
  * @category constructors
  */
 export const describe = (): ReadonlyArray<ToolDescription> => [
-  ...Tools.defaults.map((tool: Tools.Any) => ({
-    name: tool.name,
-    description: tool.description,
-    goal: false,
-    input: JSONSchema.make(tool.input)
-  })),
+  ...Tools.describe().map((tool) => ({ ...tool, goal: false })),
   ...[Goal.getGoalTool, Goal.updateGoalTool].map((tool) => ({
     name: tool.name,
     description: tool.description ?? "",
