@@ -20,7 +20,6 @@ import * as Providers from "@steward/harness-sessions/Providers"
 import * as RunStream from "@steward/harness-sessions/RunStream"
 import * as ScriptedModel from "@steward/harness-sessions/ScriptedModel"
 import * as Session from "@steward/harness-sessions/Session"
-import * as SessionViews from "@steward/harness-sessions/SessionViews"
 import * as Tools from "@steward/harness-sessions/Tools"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
@@ -276,33 +275,23 @@ export const continueSession = (options: ContinueOptions) =>
  * `steward session approve ID CALL [--remember] [--scope PATTERN]`: approve the call a run is
  * paused at; the same run goes on from there (no new model call), printed as it goes. With
  * `--remember` the scope the pause showed is saved as a rule (`--scope` saves another, checked
- * by governance), and the text output says which.
+ * by governance); the run's notice says which. A later pause asks inline in a terminal.
  *
  * @since 0.1.0
  * @category commands
  */
 export const approve = (options: ApproveOptions) =>
   withSessions(options.stateDir, storedModel(options.id, options.script), (services) =>
-    Effect.gen(function*() {
-      const store = Context.get(services, EventStore.EventStore)
-      const before = (yield* SessionViews.show(store, options.id)).remembered.length
-      const last = yield* Live.drive(
-        options,
-        RunStream.approve(options.id, options.call, {
-          remember: options.remember || Option.isSome(options.scope),
-          ...(Option.isSome(options.scope) ? { scope: options.scope.value } : {}),
-          by: os.userInfo().username
-        }),
-        services
-      )
-      if (!options.json) {
-        const saved = (yield* SessionViews.show(store, options.id)).remembered.slice(before)
-        for (const r of saved) {
-          yield* Console.log(`saved rule ${r.id}: ${r.effect} ${r.action} ${JSON.stringify(r.resource)}`)
-        }
-      }
-      return yield* Live.exit(last)
-    }))
+    answering(
+      options,
+      options.id,
+      RunStream.approve(options.id, options.call, {
+        remember: options.remember || Option.isSome(options.scope),
+        ...(Option.isSome(options.scope) ? { scope: options.scope.value } : {}),
+        by: os.userInfo().username
+      }),
+      services
+    ))
 
 /**
  * `steward session reject ID CALL [--reason TEXT]`: reject the call a run is paused at; the model
