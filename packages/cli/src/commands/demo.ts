@@ -74,6 +74,19 @@ const capturing = () => {
   return { console, out, err }
 }
 
+/** NDJSON (a session verb's `--json`: one event per line; ADR 0014) as its events. */
+const ndjson = (stdout: string): ReadonlyArray<any> =>
+  stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+
+/** A drive's outcome: its last event (a settle, or a pause: `paused`), with its session. */
+const outcomeOf = (events: ReadonlyArray<any>) => {
+  const last = events.at(-1)
+  return {
+    session: String(last?.session ?? ""),
+    status: last?.type === "run.pause" ? "paused" : String(last?.data?.status ?? "unknown")
+  }
+}
+
 /** The demo's report (`--json` prints it as is). */
 export interface Report {
   readonly stateDir: string
@@ -209,18 +222,7 @@ export const command = Command.make(
         Effect.map(output(args, accept), (stdout) => JSON.parse(stdout) as any)
       /** A session verb's events: NDJSON under `--json`, one event per line (ADR 0014). */
       const lines = (args: ReadonlyArray<string>, accept: ReadonlyArray<number> = [0]) =>
-        Effect.map(
-          output(args, accept),
-          (stdout) => stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) as ReadonlyArray<any>
-        )
-      /** A drive's outcome: its last event (a settle, or a pause: `paused`), with its session. */
-      const outcomeOf = (events: ReadonlyArray<any>) => {
-        const last = events.at(-1)
-        return {
-          session: String(last?.session ?? ""),
-          status: last?.type === "run.pause" ? "paused" : String(last?.data?.status ?? "unknown")
-        }
-      }
+        Effect.map(output(args, accept), ndjson)
 
       const report = yield* Progress.around(json, "steward demo", (progress) =>
         Effect.gen(function*() {
