@@ -36,6 +36,24 @@ const setup = (...turns: ReadonlyArray<unknown>) => {
   return { dir, ws, state, script, run, cli }
 }
 
+/** `steward session run …` under a pseudo-terminal (`script` from util-linux), as a person runs it. */
+const inTerminal = (t: ReturnType<typeof setup>, prompt: string) => {
+  const command = [process.execPath, "--import", loader, bin, "session", "run", "--state-dir", t.state, "--script"]
+    .concat([t.script, "--workspace", t.ws, "--sandbox", "off", prompt])
+    .map((a) => `'${a}'`).join(" ")
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: t.ws, stdio: ["pipe", "pipe", "pipe"] })
+  let out = ""
+  child.stdout.on("data", (d) => void (out += String(d)))
+  const ended = new Promise<number | null>((resolve) => child.on("close", resolve))
+  let exited = false
+  void ended.then(() => (exited = true))
+  const waitFor = async (text: string) => {
+    for (let i = 0; i < 600 && !exited && !out.includes(text); i++) await new Promise((r) => setTimeout(r, 50))
+    assert.include(out, text)
+  }
+  return { child, ended, waitFor, out: () => out }
+}
+
 const modelCalls = (events: ReadonlyArray<any>) => events.filter((e) => e.type === "model.call").length
 
 describe("approval inside the run, through the CLI", () => {
@@ -84,6 +102,22 @@ describe("approval inside the run, through the CLI", () => {
       const wrong = yield* t.cli("reject", "--json", id, "call_1_1")
       assert.strictEqual(wrong.exitCode, 2)
     }))
+
+  it.effect(
+    "in a terminal: Ctrl-C at the question stops with exit 130 and the run stays paused",
+    () =>
+      Effect.promise(async () => {
+        const t = setup(node(41), { text: "Printed." })
+        const tty = inTerminal(t, "Print")
+        await tty.waitFor("Allow?")
+        tty.child.stdin.write("\x03")
+        assert.strictEqual(await tty.ended, 130, tty.out())
+        assert.include(tty.out(), "interrupted by SIGINT")
+        const list = await Effect.runPromise(t.cli("list", "--json"))
+        assert.deepStrictEqual([list.json()[0].summary.status, list.json()[0].summary.pending], ["paused", 1])
+      }),
+    120_000
+  )
 
   it.effect(
     "in a terminal: `a` saves the shown scope and the next matching call runs citing it, unasked",

@@ -97,6 +97,14 @@ export const layerTerminal: Layer.Layer<Prompt> = Layer.succeed(
         rl.on("close", () => {
           if (!answered) resume(Effect.succeed(Option.none()))
         })
+        // Ctrl-C at the prompt reaches readline as a key (the terminal is in raw mode), not as a
+        // signal: hand it to the process's SIGINT handlers (bin.ts: the same stop as anywhere
+        // else, exit 130). The run stays paused, answerable later.
+        rl.on("SIGINT", () => {
+          answered = true
+          rl.close()
+          process.emit("SIGINT", "SIGINT")
+        })
         return Effect.sync(() => rl.close())
       })
   })
