@@ -104,7 +104,7 @@ export const areas: ReadonlyArray<Area> = [
   },
   {
     name: "session",
-    description: "Governed agent sessions: run, list, show, events, continue, approve, verify",
+    description: "Governed agent sessions: run, list, show, events, continue, approve, reject, verify, tools",
     load: () => import("./commands/session/index.js").then((m) => m.command)
   }
 ]

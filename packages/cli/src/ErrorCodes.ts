@@ -30,6 +30,10 @@ export const codes = {
     exit: 1,
     meaning: "another process drives the session now; the message names it and when its lease expires"
   },
+  "orphaned": {
+    exit: 1,
+    meaning: "the run followed has no live process driving it (its lease lapsed); `session continue ID` resumes it"
+  },
   "interrupted": { exit: 130, meaning: "stopped by SIGINT (exit 130) or SIGTERM (exit 143)" }
 } as const
 
@@ -126,6 +130,7 @@ const byArea: Readonly<Record<string, Code>> = {
   "limit": "limit",
   "failed": "failed",
   "mismatch": "mismatch",
+  "orphaned": "orphaned",
   "interrupted": "interrupted"
 }
 

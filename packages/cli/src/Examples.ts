@@ -102,11 +102,20 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
     "steward session run 'rename the helper' --script turns.jsonl --json"
   ],
   "session list": ["steward session list --json"],
-  "session show": ["steward session show 3f9a2c1d"],
-  "session events": ["steward session events 3f9a2c1d --follow"],
-  "session continue": ["steward session continue 3f9a2c1d 'now add a test'", "steward session continue 3f9a2c1d"],
-  "session approve": ["steward session approve 3f9a2c1d call-2 --remember"],
+  "session show": ["steward session show 3f9a2c1d", "steward session show 3f9a2c1d call_2_1"],
+  "session events": ["steward session events 3f9a2c1d --follow", "steward session events 3f9a2c1d --json -v"],
+  "session continue": [
+    "steward session continue 3f9a2c1d 'now add a test'",
+    "steward session continue 3f9a2c1d",
+    "steward session continue 3f9a2c1d 'go on' --script turns.jsonl"
+  ],
+  "session approve": [
+    "steward session approve 3f9a2c1d call_2_1 --remember",
+    "steward session approve 3f9a2c1d call_2_1 --scope 'git push origin *'"
+  ],
+  "session reject": ["steward session reject 3f9a2c1d call_2_1 --reason 'push to a branch, not main'"],
   "session verify": ["steward session verify 3f9a2c1d"],
+  "session tools": ["steward session tools", "steward session tools --json"],
   "doctor": ["steward doctor", "steward doctor --json --state-dir /tmp/steward-demo"],
   "hooks": ["steward hooks install claude-code --level assist", "steward hooks status --json"],
   "hooks install": [

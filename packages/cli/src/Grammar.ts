@@ -247,7 +247,8 @@ export const analyze = (root: CommandSpec, globals: Globals): Parsed | CommandFa
       } else if (token.includes("=")) {
         return usage(node, `${name} takes no value`, { option: name })
       } else {
-        out.push(`${name}=true`)
+        // a short alias (`-v`) as its long name: the parser takes `=true` only after a long one
+        out.push(`${name.startsWith("--") ? name : option.names.find((n) => n.startsWith("--")) ?? name}=true`)
       }
       continue
     }

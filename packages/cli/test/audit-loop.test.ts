@@ -133,11 +133,11 @@ describe("steward audit loop", () => {
 
       // the harness session recorded governance's denial with the rule's citation
       const sessionId = /harness session (\S+) settled/.exec(first.stdout)![1]!
-      const events = (yield* runCli(["session", "events", sessionId, "--json", ...at.slice(2)])).json()
-      const refused = (events.events ?? events).filter((e: any) => e.type === "tool.refused")
+      const events = (yield* runCli(["session", "events", sessionId, "--json", ...at.slice(2)])).events()
+      const refused = events.filter((e: any) => e.type === "tool.refused")
       assert.strictEqual(refused.length, 1)
       assert.include(JSON.stringify(refused[0]), "audit.admin.set-limit")
-      const results = (events.events ?? events).filter((e: any) => e.type === "tool.result")
+      const results = events.filter((e: any) => e.type === "tool.result")
       assert.include(JSON.stringify(results), "return x - 1", "the session read the subject")
       assert.include(JSON.stringify(results), "F-0001 filed at 'reported'")
 

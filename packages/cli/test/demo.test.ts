@@ -35,8 +35,8 @@ describe("steward demo", () => {
         report.session.calls.map((c: any) => [c.decision, c.tool, c.rule, c.outcome]),
         [
           ["allow", "read", "execute.read", "ran"],
-          ["ask", "shell", "universal.publish.git-push", "refused (awaits approval)"],
-          ["deny", "shell", "universal.rm-home", "refused"]
+          ["deny", "shell", "universal.rm-home", "refused"],
+          ["ask", "shell", "universal.publish.git-push", "asked (the run paused for the person)"]
         ]
       )
       // the stopped-short turn is continued by the certified stopped_short head

@@ -3,6 +3,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { main } from "../src/Main.js"
 import * as Stdin from "../src/Stdin.js"
+import * as Ndjson from "./support/ndjson.js"
 
 /**
  * What one CLI invocation printed and how it exited.
@@ -15,6 +16,10 @@ export interface CliRun {
   readonly json: () => any
   /** stderr parsed as JSON. */
   readonly errorJson: () => any
+  /** stdout as NDJSON events, one per line (`--json` of the session verbs). */
+  readonly events: () => Array<any>
+  /** A session run's outcome: its NDJSON's last line, the `run.settle` (data, session, run). */
+  readonly outcome: () => any
 }
 
 const capture = () => {
@@ -71,7 +76,9 @@ export const runCli = (args: ReadonlyArray<string>, options: { readonly stdin?: 
       stdout,
       stderr,
       json: () => JSON.parse(stdout),
-      errorJson: () => JSON.parse(stderr)
+      errorJson: () => JSON.parse(stderr),
+      events: () => Ndjson.events(stdout),
+      outcome: () => Ndjson.outcome(stdout)
     }
     return run
   }).pipe(Effect.provide(NodeContext.layer))

@@ -63,7 +63,7 @@ describe("scripted models' files are read boundedly (issue 16)", () => {
       fs.writeFileSync(script, JSON.stringify({ text: "Hello." }) + "\n" + JSON.stringify({ text: "Again." }))
       const run = yield* runCli(["session", "run", "--state-dir", state, "--script", script, "--json", "hi"])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const id = run.json().session
+      const id = run.outcome().session
       const before = (yield* runCli(["session", "show", "--state-dir", state, "--json", id])).json()
       fs.rmSync(script)
       fifo(script)

@@ -48,7 +48,7 @@ describe("steward session: faults named", () => {
   it.live("a damaged event row: verify exits 1 mismatch naming the session and the seq", () =>
     Effect.gen(function*() {
       const t = setup({ text: "One." })
-      const id = (yield* run(t, "First")).json().session
+      const id = (yield* run(t, "First")).outcome().session
       yield* onDb(t.state, (sql) => sql`UPDATE harness_events SET data = '{not json' WHERE session = ${id} AND seq = 3`)
       const verify = yield* runCli(["session", "verify", "--state-dir", t.state, "--json", id])
       assert.strictEqual(verify.exitCode, 1, verify.stderr)
@@ -65,7 +65,7 @@ describe("steward session: faults named", () => {
   it.live("a read-only state directory: list, show, events and verify work and change nothing", () =>
     Effect.gen(function*() {
       const t = setup({ text: "One." })
-      const id = (yield* run(t, "First")).json().session
+      const id = (yield* run(t, "First")).outcome().session
       const db = path.join(t.state, "steward.sqlite")
       const before = fs.readFileSync(db)
       fs.chmodSync(t.state, 0o555)
@@ -77,7 +77,7 @@ describe("steward session: faults named", () => {
         assert.strictEqual(show.exitCode, 0, show.stderr)
         const events = yield* runCli(["session", "events", "--state-dir", t.state, "--json", id])
         assert.strictEqual(events.exitCode, 0, events.stderr)
-        assert.strictEqual(events.json().at(-1).type, "run.settle")
+        assert.strictEqual(events.events().at(-1).type, "run.settle")
         const verify = yield* runCli(["session", "verify", "--state-dir", t.state, id])
         assert.strictEqual(verify.exitCode, 0, verify.stderr)
         // a command that writes is still refused, naming the directory

@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import * as Ndjson from "./support/ndjson.js"
 
 const pkg = path.resolve(import.meta.dirname, "..")
 const bin = path.join(pkg, "src", "bin.ts")
@@ -83,7 +84,7 @@ const waitFor = async (what: string, ready: () => boolean, limit = 600) => {
 const created = async (t: ReturnType<typeof setup>) => {
   const run = await t.steward("session", "run", "--script", t.script, "--workspace", t.ws, "--json", "Get ready")
   assert.strictEqual(run.code, 0, run.stderr)
-  return JSON.parse(run.stdout).session as string
+  return Ndjson.outcome(run.stdout).session as string
 }
 
 const busy = (ended: Ended, id: string) => {
@@ -155,15 +156,14 @@ for (const backend of SqlBackends.all) {
     )
 
     it(
-      "approve while another process drives the session: busy; once the owner is done, the approval runs",
+      "approve while another process drives the session: busy; once the owner is done, the call is answered",
       () =>
         withDatabase(backend, async (database) => {
+          // the paused call, once approved, waits on the gate: its approver drives the session
+          const gated = `node -e "require('fs').writeFileSync('marker','');require('fs').readFileSync('gate.fifo')"`
           const t = setup(database, [
-            { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] },
-            { text: "It needs approval." },
-            { toolCalls: [{ name: "shell", input: { command: "touch marker && cat gate.fifo" } }] },
-            { text: "Released." },
-            { text: "It printed 41." }
+            { toolCalls: [{ name: "shell", input: { command: gated } }] },
+            { text: "Released." }
           ])
           const run = await t.steward(
             "session",
@@ -179,17 +179,19 @@ for (const backend of SqlBackends.all) {
             "Print"
           )
           assert.strictEqual(run.code, 0, run.stderr)
-          const id = JSON.parse(run.stdout).session as string
-          const pending = JSON.parse((await t.steward("session", "show", "--json", id)).stdout).pending[0]
-          assert.strictEqual(pending.tool, "shell")
-          const owner = collect(t.start(["session", "continue", "--json", id, "Read the gate"]))
-          await waitFor("the owner's gated call", t.marker)
-          busy(await t.steward("session", "approve", "--json", id, pending.callId), id)
+          const paused = Ndjson.outcome(run.stdout)
+          assert.strictEqual(paused.status, "paused")
+          const id = paused.session as string
+          const owner = collect(t.start(["session", "approve", "--json", id, paused.callId]))
+          await waitFor("the approved call's gate", t.marker)
+          busy(await t.steward("session", "approve", "--json", id, paused.callId), id)
+          busy(await t.steward("session", "reject", "--json", id, paused.callId), id)
           await t.release()
-          assert.strictEqual((await owner).code, 0)
-          const approved = await t.steward("session", "approve", id, pending.callId)
+          const approved = await owner
           assert.strictEqual(approved.code, 0, approved.stderr)
-          assert.include(approved.stdout, "41")
+          assert.strictEqual(Ndjson.outcome(approved.stdout).status, "completed")
+          // answered: nothing is paused at it any more
+          assert.strictEqual((await t.steward("session", "approve", "--json", id, paused.callId)).code, 2)
           assert.strictEqual((await t.steward("session", "verify", id)).code, 0)
         }),
       120_000
@@ -204,19 +206,23 @@ for (const backend of SqlBackends.all) {
           const owner = t.start(["session", "continue", "--json", id, "Carry on"])
           const gone = collect(owner)
           await waitFor("the owner's gated call", t.marker)
-          const follow = collect(t.start(["session", "events", id, "--follow"]))
+          const follow = collect(t.start(["session", "events", id, "--follow", "--json"]))
           owner.kill("SIGKILL")
           await gone
-          // The follow ends by itself once the lease lapses (exit 1, saying how to resume).
+          // The follow ends by itself once the lease lapses: exit 1, `orphaned`, saying how to resume.
           const followed = await follow
           assert.strictEqual(followed.code, 1, followed.stderr)
-          assert.include(followed.stderr, `steward session continue ${id}`)
+          const error = JSON.parse(followed.stderr).error
+          assert.strictEqual(error.code, "orphaned")
+          assert.include(error.message, `steward session continue ${id}`)
+          // what it printed before is NDJSON, line by line, up to the gated call
+          assert.include(Ndjson.events(followed.stdout).map((e) => e.type), "tool.call")
           const show = JSON.parse((await t.steward("session", "show", "--json", id)).stdout)
           assert.deepStrictEqual([show.orphaned, show.owner], [true, null])
           assert.include((await t.steward("session", "show", id)).stdout, "orphaned")
           const resumed = await t.steward("session", "continue", "--json", id)
           assert.strictEqual(resumed.code, 0, resumed.stderr)
-          assert.strictEqual(JSON.parse(resumed.stdout).status, "completed")
+          assert.strictEqual(Ndjson.outcome(resumed.stdout).status, "completed")
           const verify = await t.steward("session", "verify", id)
           assert.strictEqual(verify.code, 0, verify.stderr)
         }),

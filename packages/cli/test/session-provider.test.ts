@@ -119,7 +119,7 @@ describe("steward session run against an OpenAI-compatible provider", () => {
         "Say hello"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      assert.strictEqual(run.json().status, "completed")
+      assert.strictEqual(run.outcome().status, "completed")
       const calls = server.seen.filter((s) => s.url === "/v1/responses")
       assert.isAtLeast(calls.length, 1)
       assert.strictEqual(calls[0]!.method, "POST")

@@ -14,6 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll } from "vitest"
+import * as Ndjson from "./support/ndjson.js"
 
 const pkg = path.resolve(import.meta.dirname, "..")
 const repo = path.resolve(pkg, "..", "..")
@@ -109,14 +110,14 @@ describe.skipIf(skip !== undefined)(`a PostgreSQL restart under a running sessio
     pg("-m", "fast", "restart")
     const ended = await run
     assert.strictEqual(ended.code, 0, ended.stderr)
-    assert.strictEqual(JSON.parse(ended.stdout).status, "completed")
+    assert.strictEqual(Ndjson.outcome(ended.stdout).status, "completed")
     assert.deepStrictEqual(lines(), Array.from({ length: calls }, (_, i) => `call ${i}`))
-    const id = JSON.parse(ended.stdout).session as string
+    const id = Ndjson.outcome(ended.stdout).session as string
     const verify = await t.steward("session", "verify", "--json", id)
     assert.strictEqual(verify.code, 0, verify.stderr)
     const read = await t.steward("session", "events", "--json", id)
     assert.strictEqual(read.code, 0, read.stderr)
-    const events = JSON.parse(read.stdout) as ReadonlyArray<{ seq: number; type: string }>
+    const events = Ndjson.events(read.stdout) as ReadonlyArray<{ seq: number; type: string }>
     assert.deepStrictEqual(events.map((e) => e.seq), events.map((_, i) => i + 1))
     assert.strictEqual(events.filter((e) => e.type === "tool.result").length, calls)
   }, 180_000)

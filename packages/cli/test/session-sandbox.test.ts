@@ -35,7 +35,7 @@ const setup = (...turns: ReadonlyArray<unknown>) => {
 const results = (state: string, id: string) =>
   Effect.map(
     runCli(["session", "events", "--state-dir", state, "--json", id]),
-    (r) => r.json().filter((e: any) => e.type === "tool.result").map((e: any) => e.data.output as string)
+    (r) => r.events().filter((e: any) => e.type === "tool.result").map((e: any) => e.data.output as string)
   )
 
 // Writes into the protected path only the sandbox refuses (the gate sees a plain workspace write).
@@ -67,7 +67,7 @@ describe.skipIf(skip !== undefined)(`steward session run --sandbox ${skip ?? ""}
           "Write"
         ])
         assert.strictEqual(run.exitCode, 0, run.stderr)
-        const id = run.json().session
+        const id = run.outcome().session
         const next = yield* runCli(["session", "continue", ...base, "--json", id, "Again"])
         assert.strictEqual(next.exitCode, 0, next.stderr)
         const outputs = yield* results(t.state, id)
@@ -98,7 +98,7 @@ describe.skipIf(skip !== undefined)(`steward session run --sandbox ${skip ?? ""}
         "Write"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const [output] = yield* results(t.state, run.json().session)
+      const [output] = yield* results(t.state, run.outcome().session)
       assert.notInclude(output, "(in the sandbox)")
       assert.isTrue(fs.existsSync(path.join(t.ws, "locked", "a.txt")))
     }), 120_000)

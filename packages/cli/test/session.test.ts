@@ -37,7 +37,7 @@ describe("steward session", () => {
         "Say hello"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const outcome = run.json()
+      const outcome = run.outcome()
       assert.deepStrictEqual([outcome.status, outcome.code], ["completed", null])
       const id = outcome.session
       const list = yield* runCli(["session", "list", "--state-dir", t.state, "--json"])
@@ -45,7 +45,7 @@ describe("steward session", () => {
       const show = yield* runCli(["session", "show", "--state-dir", t.state, id])
       assert.include(show.stdout, "completed")
       const events = yield* runCli(["session", "events", "--state-dir", t.state, "--json", id])
-      const types = events.json().map((e: any) => e.type)
+      const types = events.events().map((e: any) => e.type)
       assert.strictEqual(types[0], "run.start")
       assert.strictEqual(types.at(-1), "run.settle")
       const verify = yield* runCli(["session", "verify", "--state-dir", t.state, "--json", id])
@@ -69,16 +69,63 @@ describe("steward session", () => {
         "Clean up"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      assert.match(run.stdout, /✗ refused \(deny\) by universal rule universal\.[a-z-]+/)
+      assert.match(run.stdout, /\[deny: universal rule universal\.[a-z-]+ /)
+      assert.include(run.stdout, "✗ refused: ")
       assert.include(run.stdout, "model:  That was refused.")
       assert.include(run.stdout, "── settled completed")
     }))
 
-  it.live("approve --remember: the refused call runs, the saved scope is shown, and the next call cites it", () =>
+  it.live("summaries: one-line refusals citing the rule once (-v and show ID CALL in full); list's columns", () =>
+    Effect.gen(function*() {
+      const t = setup(
+        { toolCalls: [{ name: "shell", input: { command: "git push --force origin main" } }] },
+        { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] },
+        { text: "Again." }
+      )
+      const base = ["--state-dir", t.state]
+      const prompt = "Publish the branch\nand print the answer, a request long enough to be cut in the list's column"
+      const run = yield* runCli(
+        ["session", "run", ...base, "--script", t.script, "--workspace", t.ws, "--sandbox", "off", prompt]
+      )
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      const id = /^session (\S+)$/m.exec(run.stdout)![1]!
+      const refusals = run.stdout.split("\n").filter((l) => l.startsWith("  ✗"))
+      assert.deepStrictEqual(refusals, ["  ✗ refused: force-push rewrites shared history"])
+      // the rule is cited once: on the call's line, not again on its refusal
+      assert.strictEqual(run.stdout.split("universal.force-push").length - 1, 1)
+
+      const verbose = yield* runCli(["session", "events", ...base, "-v", id])
+      assert.match(
+        verbose.stdout,
+        /✗ refused \(deny\) by universal rule universal\.force-push .* — force-push rewrites/
+      )
+      const call = yield* runCli(["session", "show", ...base, id, "call_1_1"])
+      assert.strictEqual(call.exitCode, 0, call.stderr)
+      assert.deepStrictEqual(call.stdout.split("\n").map((l) => l.slice(0, 12)), ["  → shell {\"", "  ✗ refused "])
+      assert.include(call.stdout, `matched shell "git push --force origin main"`)
+      const callJson = yield* runCli(["session", "show", ...base, "--json", id, "call_2_1"])
+      assert.deepStrictEqual(callJson.events().map((e) => e.type).filter((t) => t !== "hook"), [
+        "tool.call",
+        "approval",
+        "run.pause"
+      ])
+      const missing = yield* runCli(["session", "show", ...base, id, "call_9_9"])
+      assert.strictEqual(missing.exitCode, 2)
+
+      const list = yield* runCli(["session", "list", ...base])
+      const [header, row] = list.stdout.split("\n")
+      assert.match(header!, /^SESSION +STARTED +RUNS +STATUS +PENDING +FIRST PROMPT$/)
+      assert.match(
+        row!,
+        new RegExp(`^${id} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ +1 +paused +1 +Publish the branch and print`)
+      )
+      assert.isTrue(row!.endsWith("…") && row!.length < 160, row)
+    }))
+
+  it.live("approve --remember: the paused call runs in the same run, the saved scope is shown, the next call cites it", () =>
     Effect.gen(function*() {
       const t = setup(
         { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(41)"` } }] },
-        { text: "It needs approval." },
         { text: "It printed 41." },
         { toolCalls: [{ name: "shell", input: { command: `node -e "console.log(42)"` } }] },
         { text: "Printed 42." }
@@ -92,23 +139,23 @@ describe("steward session", () => {
         t.script,
         "--workspace",
         t.ws,
-        "--level",
-        "assist",
+        "--sandbox",
+        "off",
         "--json",
         "Print"
       ])
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const id = run.json().session
+      const id = run.outcome().session
       const show = yield* runCli(["session", "show", ...base, "--json", id])
       const [pending] = show.json().pending
       assert.strictEqual(pending.tool, "shell")
       const approve = yield* runCli(["session", "approve", ...base, "--remember", id, pending.callId])
       assert.strictEqual(approve.exitCode, 0, approve.stderr)
-      assert.include(approve.stdout, `saved rule remembered.shell.1: allow shell "node *"`)
+      assert.include(approve.stdout, `saved rule remembered.shell.1: allow shell "node -e *"`)
       assert.include(approve.stdout, "41")
       const next = yield* runCli(["session", "continue", ...base, id, "Print again"])
       assert.strictEqual(next.exitCode, 0, next.stderr)
-      assert.include(next.stdout, "[allow: user rule remembered.shell.1")
+      assert.include(next.stdout, "user rule remembered.shell.1")
       const again = yield* runCli(["session", "approve", ...base, id, pending.callId])
       assert.strictEqual(again.exitCode, 2)
     }))
@@ -128,7 +175,7 @@ describe("steward session", () => {
         "--json",
         "First"
       ])
-      const id = run.json().session
+      const id = run.outcome().session
       yield* runCli(["session", "continue", ...base, id, "Second"])
       assert.strictEqual((yield* runCli(["session", "verify", ...base, id])).exitCode, 0)
       yield* Effect.flatMap(
@@ -180,7 +227,7 @@ describe("steward session", () => {
         "--json",
         "p"
       ])
-      const resume = yield* runCli(["session", "continue", "--state-dir", t.state, run.json().session])
+      const resume = yield* runCli(["session", "continue", "--state-dir", t.state, run.outcome().session])
       assert.strictEqual(resume.exitCode, 2)
       assert.include(resume.stderr, "no open run")
       const missing = yield* runCli(["session", "show", "--state-dir", t.state, "nope"])

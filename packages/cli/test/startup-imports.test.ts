@@ -75,9 +75,29 @@ describe("start-up: areas load what their cheap verbs use", () => {
     assert.notInclude(files, "commands/reflex/index.ts")
     assert.deepStrictEqual(packages.filter((p) => barrels.includes(p)), [])
     assert.deepStrictEqual(packages.filter((p) => p.startsWith("@steward/harness-sessions/")).sort(), [
+      "@steward/harness-sessions/EventJson",
       "@steward/harness-sessions/EventStore",
       "@steward/harness-sessions/HarnessError",
-      "@steward/harness-sessions/SessionViews"
+      "@steward/harness-sessions/SessionViews",
+      "@steward/harness-sessions/TranscriptText"
+    ])
+  })
+
+  // `events`, `show ID CALL` and the live verbs print through the library's renderers (issue 35
+  // item 1): the two add themselves and nothing else to what a reading verb loads.
+  it("session's reading verbs reach the renderers and no other library module than the store's", () => {
+    const { files } = reachAcross("commands/session/index.ts")
+    const modules = files.filter((f) => /^harness-sessions\/src\/[A-Za-z]+\.ts$/.test(f)).sort()
+    assert.deepStrictEqual(modules, [
+      "harness-sessions/src/Budget.ts",
+      "harness-sessions/src/Event.ts",
+      "harness-sessions/src/EventJson.ts",
+      "harness-sessions/src/EventStore.ts",
+      "harness-sessions/src/HarnessError.ts",
+      "harness-sessions/src/Limits.ts",
+      "harness-sessions/src/SessionViews.ts",
+      "harness-sessions/src/TranscriptText.ts",
+      "harness-sessions/src/WorkSlice.ts"
     ])
   })
 

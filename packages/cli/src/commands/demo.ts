@@ -5,9 +5,9 @@
  *
  * 1. a bundled synthetic history imported into the settle reflex — a dry run, then for real — so
  *    the stopped_short head certifies and the confirm head does not, with the evidence;
- * 2. a governed session on a scripted model: one tool call allowed, one asked and refused for
- *    want of an approval, one denied with its rule's citation; its turn ends settled by the
- *    reflexes;
+ * 2. a governed session on a scripted model: one tool call allowed, one denied with its rule's
+ *    citation, one asked, where the run pauses for the person; a new request's turn ends settled
+ *    by the reflexes;
  * 3. a past reflex decision replayed to the identical receipt digest;
  * 4. `session verify` on the demo's run; and where everything is stored.
  *
@@ -74,6 +74,19 @@ const capturing = () => {
   return { console, out, err }
 }
 
+/** NDJSON (a session verb's `--json`: one event per line; ADR 0014) as its events. */
+const ndjson = (stdout: string): ReadonlyArray<any> =>
+  stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+
+/** A drive's outcome: its last event (a settle, or a pause: `paused`), with its session. */
+const outcomeOf = (events: ReadonlyArray<any>) => {
+  const last = events.at(-1)
+  return {
+    session: String(last?.session ?? ""),
+    status: last?.type === "run.pause" ? "paused" : String(last?.data?.status ?? "unknown")
+  }
+}
+
 /** The demo's report (`--json` prints it as is). */
 export interface Report {
   readonly stateDir: string
@@ -135,7 +148,7 @@ const render = (r: Report): string =>
     ...r.import.certificates.map((c) => `   imported  ${certificateLine(c)}`),
     `   ${r.import.inserted} turns stored; the stopped_short head may now act on its own, the confirm head may not.`,
     "",
-    `2. A governed session on a scripted model (session ${r.session.id}, settled ${r.session.status})`,
+    `2. A governed session on a scripted model (session ${r.session.id}, ended ${r.session.status})`,
     ...r.session.calls.map((c) =>
       `   ${c.decision.padEnd(5)} ${c.tool} ${c.resource} — ${c.outcome}${c.rule === null ? "" : ` (rule ${c.rule})`}`
     ),
@@ -188,8 +201,8 @@ export const command = Command.make(
       yield* write(history, DemoData.history())
       yield* write(scriptFile, DemoData.script.map((turn) => JSON.stringify(turn)).join("\n") + "\n")
 
-      /** Run `steward ARGS --json --state-dir STATE` in-process and read its JSON document. */
-      const step = (args: ReadonlyArray<string>, accept: ReadonlyArray<number> = [0]) =>
+      /** Run `steward ARGS --json --state-dir STATE` in-process and read its stdout. */
+      const output = (args: ReadonlyArray<string>, accept: ReadonlyArray<number>) =>
         Effect.gen(function*() {
           const { console, err, out } = capturing()
           const exitCode = yield* main(["node", "steward", ...args, "--json", "--state-dir", state]).pipe(
@@ -202,8 +215,14 @@ export const command = Command.make(
               `demo step \`steward ${args.join(" ")}\` exited ${exitCode}: ${result.stderr}`
             )
           }
-          return JSON.parse(result.stdout) as any
+          return result.stdout
         })
+      /** A verb's JSON document. */
+      const step = (args: ReadonlyArray<string>, accept: ReadonlyArray<number> = [0]) =>
+        Effect.map(output(args, accept), (stdout) => JSON.parse(stdout) as any)
+      /** A session verb's events: NDJSON under `--json`, one event per line (ADR 0014). */
+      const lines = (args: ReadonlyArray<string>, accept: ReadonlyArray<number> = [0]) =>
+        Effect.map(output(args, accept), ndjson)
 
       const report = yield* Progress.around(json, "steward demo", (progress) =>
         Effect.gen(function*() {
@@ -214,26 +233,30 @@ export const command = Command.make(
           // one session of the scripted model: its calls with their outcomes, and its settle decisions
           const governed = () =>
             Effect.gen(function*() {
-              const outcome = yield* step([
-                "session",
-                "run",
-                "--script",
-                scriptFile,
-                "--workspace",
-                workspace,
-                "Tidy up the workspace"
-              ], [0, 1])
-              const second = yield* step(["session", "continue", outcome.session, "Wire the parser into the CLI"], [
-                0,
-                1
-              ])
-              const events: ReadonlyArray<any> = yield* step(["session", "events", outcome.session])
+              const outcome = outcomeOf(
+                yield* lines([
+                  "session",
+                  "run",
+                  "--script",
+                  scriptFile,
+                  "--workspace",
+                  workspace,
+                  "Tidy up the workspace"
+                ], [
+                  0,
+                  1
+                ])
+              )
+              const second = outcomeOf(
+                yield* lines(["session", "continue", outcome.session, "Wire the parser into the CLI"], [0, 1])
+              )
+              const events = yield* lines(["session", "events", outcome.session])
               const ended = new Map<string, string>()
               for (const e of events) {
                 if (e.type === "tool.result") ended.set(e.data.callId, e.data.ok === true ? "ran" : "failed")
-                if (e.type === "tool.refused") {
-                  ended.set(e.data.callId, e.data.pending === true ? "refused (awaits approval)" : "refused")
-                }
+                if (e.type === "tool.refused") ended.set(e.data.callId, "refused")
+                // an ask nobody answered pauses the run at the call; a new request settles it
+                if (e.type === "run.pause") ended.set(e.data.callId, "asked (the run paused for the person)")
               }
               const calls = events.filter((e) => e.type === "tool.call").map((e) => ({
                 tool: String(e.data.tool),

@@ -143,19 +143,19 @@ export const history = (seed: number = SEED): string => {
 
 /**
  * The scripted model of the demo session. The first run makes three tool calls (a read that is
- * allowed, a push that asks and is refused for want of an approval, a delete that is denied) and
- * ends; the second run's turn stops short of its work, which the settle reflex decides, and the
- * last line is the continuation a certified stopped_short head starts.
+ * allowed, a delete that is denied, a push that asks) and pauses at the push, nobody being there
+ * to answer (ADR 0016); the second run (a new request, which settles the paused one) stops short
+ * of its work, which the settle reflex decides, and the last line is the continuation a certified
+ * stopped_short head starts.
  */
 export const script = [
   {
     toolCalls: [
       { name: "read", input: { path: "README.md" } },
-      { name: "shell", input: { command: "git push origin main" } },
-      { name: "shell", input: { command: "rm -rf ~" } }
+      { name: "shell", input: { command: "rm -rf ~" } },
+      { name: "shell", input: { command: "git push origin main" } }
     ]
   },
-  { text: "Read the README. The push is waiting for an approval and the delete was refused." },
   { text: "Parser updated. Next, I'll wire the CLI:" },
   { text: "The CLI is wired. All tests pass." }
 ]

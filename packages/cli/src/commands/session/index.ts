@@ -3,17 +3,20 @@
  * directory's SQLite database.
  *
  * - `run (--script FILE | --model PROVIDER:MODEL) [--goal TEXT] [--level L] [--workspace DIR]
- *   [--rules FILE] [--sandbox on|off] PROMPT` starts a session and runs the request to its settle;
- *   with the sandbox on (the default, kept by the session) its shell calls run inside the OS boundary.
+ *   [--rules FILE] [--sandbox on|off] PROMPT` starts a session and runs the request to its settle,
+ *   printing each event as it is committed (`--json`: NDJSON, ending with the settle); with the
+ *   sandbox on (the default, kept by the session) its shell calls run inside the OS boundary.
  * - `list`, `show ID`, `events ID [--follow]` read sessions back (`--follow` tails an open run
- *   until it settles, or until its owner's lease lapses: exit 1, the run is orphaned).
- * - `continue ID [PROMPT]` runs a new request in the session, or without a prompt re-drives the
- *   run a killed process left open (reusing its stored steps).
- * - `approve ID CALL [--remember]` runs a call that was refused for want of an approval;
- *   `--remember` saves a scoped rule and shows it.
+ *   until it settles, or until its owner's lease lapses: exit 1 `orphaned`); `--json` is NDJSON.
+ * - `continue ID [PROMPT] [--script FILE]` runs a new request in the session, or without a prompt
+ *   re-drives the run a killed process left open (reusing its stored steps).
+ * - `approve ID CALL [--remember] [--scope PATTERN]` and `reject ID CALL [--reason TEXT]` answer
+ *   the call a run is paused at (an ask nobody answered): the same run goes on from there, without
+ *   a new model call. A piped `run` ends at a pause with exit 0; in a terminal it asks inline.
+ * - `tools` prints every tool's name, description and input schema (what a script's calls give).
  * - `verify ID` walks the session's managed-transition chain.
  *
- * A run that does not settle `completed`, and a failed verify, exit 1; bad input exits 2.
+ * A run that settles other than `completed`, and a failed verify, exit 1; a pause exits 0; bad input exits 2.
  *
  * This module holds every verb's options and the verbs that only read the event store (`list`,
  * `show`, `events`): they load neither the session runner, a model, the governance engine nor
@@ -29,14 +32,13 @@ import * as Autonomy from "@steward/governance-rules/Autonomy"
 import * as EventStore from "@steward/harness-sessions/EventStore"
 import * as HarnessError from "@steward/harness-sessions/HarnessError"
 import * as SessionViews from "@steward/harness-sessions/SessionViews"
-import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { refused } from "../../CliError.js"
+import { cannotRun, refused } from "../../CliError.js"
 import * as GlobalOptions from "../../GlobalOptions.js"
 import * as HostSql from "../../HostSql.js"
 import * as Output from "../../Output.js"
@@ -64,15 +66,20 @@ export const withStore = <A, E, R>(
     return yield* body(Context.get(base, EventStore.EventStore))
   })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? fromHarness(e) : e))
 
+// a path, not `Options.file`: the parser's own check would stat the file; `BoundedFile` checks
+// it when it is read (kind, size, in words; issue 16)
+const scriptOption = (description: string) =>
+  Options.text("script").pipe(Options.withPseudoName("FILE"), Options.withDescription(description), Options.optional)
+
+const verbose = Options.boolean("verbose").pipe(
+  Options.withAlias("v"),
+  Options.withDescription("Print each refusal in full: its rule, pattern and reason")
+)
+
 const runOptions = {
   ...GlobalOptions.global,
-  // a path, not `Options.file`: the parser's own check would stat the file; `BoundedFile` checks
-  // it when it is read (kind, size, in words; issue 16)
-  script: Options.text("script").pipe(
-    Options.withPseudoName("FILE"),
-    Options.withDescription("A scripted model: JSONL, one turn per line (text, toolCalls, usage)"),
-    Options.optional
-  ),
+  script: scriptOption("A scripted model: JSONL, one turn per line (docs/guides/scripted-model.md)"),
+  verbose,
   model: Options.text("model").pipe(
     Options.withDescription("A real model: openai:MODEL or anthropic:MODEL (key from the environment)"),
     Options.optional
@@ -128,47 +135,67 @@ const list = Command.make(
 
 const show = Command.make(
   "show",
-  { ...GlobalOptions.global, id: idArg },
-  (options) =>
-    withStore(
-      options.stateDir,
-      (store) =>
-        Effect.flatMap(SessionViews.show(store, options.id), (view) => Output.result(options.json, view, Render.view))
+  {
+    ...GlobalOptions.global,
+    id: idArg,
+    call: Args.text({ name: "CALL" }).pipe(
+      Args.withDescription("One call's events in full: its decision and rule, approval, refusal and result"),
+      Args.optional
     )
+  },
+  (options) =>
+    withStore(options.stateDir, (store) =>
+      Option.match(options.call, {
+        onNone: () =>
+          Effect.flatMap(
+            SessionViews.show(store, options.id),
+            (view) => Output.result(options.json, view, Render.view)
+          ),
+        onSome: (call) =>
+          Effect.gen(function*() {
+            const events = (yield* store.read(options.id)).filter((e) =>
+              (e.data as { readonly callId?: unknown } | null)?.callId === call
+            )
+            if (events.length === 0) {
+              return yield* cannotRun("not-found", `session ${options.id} has no call ${call}`)
+            }
+            for (const e of events) yield* Render.print(options.json, true)(e)
+          })
+      }))
 ).pipe(
-  Command.withDescription("Show a session: its runs, goal, calls waiting for approval and remembered rules")
+  Command.withDescription(
+    "Show a session: its runs, goal, calls waiting for approval and remembered rules (with CALL: that call in full)"
+  )
 )
 
 const events = Command.make(
   "events",
   {
     ...GlobalOptions.global,
-    follow: Options.boolean("follow").pipe(Options.withDescription("Keep printing new events until no run is open")),
+    verbose,
+    follow: Options.boolean("follow").pipe(
+      Options.withDescription("Keep printing new events until no run is driven (settled, or paused for a person)")
+    ),
     id: idArg
   },
   (options) =>
     withStore(options.stateDir, (store) =>
       Effect.gen(function*() {
+        const print = Render.print(options.json, options.verbose)
         const stored = yield* store.read(options.id)
-        if (!options.follow) {
-          return yield* Output.result(options.json, stored, Render.transcript)
-        }
-        // Follow: one JSON event per line with --json; stop once no run is open.
+        // Follow: stop once no run is being driven. A run's settle ends it; so does its pause (it
+        // waits for a person: ADR 0016), until an answer's events drive it again.
         const open = new Set<string>()
         const track = (e: { readonly type: string; readonly run: string | null }) => {
           if (e.run === null) return
-          if (e.type === "run.start") open.add(e.run)
-          if (e.type === "run.settle") open.delete(e.run)
-        }
-        const print = (e: (typeof stored)[number]) => {
-          const text = options.json ? JSON.stringify(e) : Render.line(e)
-          return text === undefined ? Effect.void : Console.log(text)
+          if (e.type === "run.settle" || e.type === "run.pause") open.delete(e.run)
+          else open.add(e.run)
         }
         for (const e of stored) {
           track(e)
           yield* print(e)
         }
-        if (open.size === 0) return
+        if (!options.follow || open.size === 0) return
         const last = stored.at(-1)?.seq ?? 0
         // The follow also ends when nobody drives the open run any more (its owner's lease is
         // gone): it would never settle by itself.
@@ -189,15 +216,23 @@ const events = Command.make(
         )
         if (ended) {
           return yield* refused(
-            "refused",
+            "orphaned",
             `session ${options.id}: the run's process is gone (no live lease); resume it with \`steward session continue ${options.id}\``
           )
         }
       }))
-).pipe(Command.withDescription("Print a session's events as a transcript (--json: the stored events)"))
+).pipe(
+  Command.withDescription("Print a session's events as a transcript (--json: NDJSON, one stored event per line)")
+)
+
+const laterScript = scriptOption(
+  "Serve the session's scripted model from this file instead (the whole script; served from where the session left it)"
+)
 
 const continueOptions = {
   ...GlobalOptions.global,
+  script: laterScript,
+  verbose,
   id: idArg,
   prompt: Args.text({ name: "PROMPT" }).pipe(
     Args.withDescription("A new request (omit it to re-drive a run a killed process left open)"),
@@ -221,12 +256,19 @@ const continueCommand = Command.make(
 
 const approveOptions = {
   ...GlobalOptions.global,
+  script: laterScript,
+  verbose,
   remember: Options.boolean("remember").pipe(
-    Options.withDescription("Also save a rule allowing calls like this one in this session's workspace")
+    Options.withDescription("Also save the scope the pause showed as a rule (calls like this one run without asking)")
+  ),
+  scope: Options.text("scope").pipe(
+    Options.withPseudoName("PATTERN"),
+    Options.withDescription("Save this scope instead of the shown one (implies --remember; governance checks it)"),
+    Options.optional
   ),
   id: idArg,
   call: Args.text({ name: "CALL" }).pipe(
-    Args.withDescription("The call id waiting for approval (see `session show`)")
+    Args.withDescription("The call id the run is paused at (see `session show`)")
   )
 } as const
 
@@ -243,7 +285,41 @@ const approve = Command.make(
   approveOptions,
   (options) => Effect.flatMap(sessions, (m) => m.approve(options))
 )
-  .pipe(Command.withDescription("Approve a refused call: it runs now; --remember saves a scoped rule"))
+  .pipe(
+    Command.withDescription("Approve the call a run is paused at: the same run goes on; --remember saves its scope")
+  )
+
+const rejectOptions = {
+  ...GlobalOptions.global,
+  script: laterScript,
+  verbose,
+  reason: Options.text("reason").pipe(
+    Options.withPseudoName("TEXT"),
+    Options.withDescription("Why: the model reads it with the refusal"),
+    Options.optional
+  ),
+  id: idArg,
+  call: Args.text({ name: "CALL" }).pipe(Args.withDescription("The call id the run is paused at (see `session show`)"))
+} as const
+
+/**
+ * What `steward session reject` was given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RejectOptions = Command.Command.ParseConfig<typeof rejectOptions>
+
+const reject = Command.make("reject", rejectOptions, (options) => Effect.flatMap(sessions, (m) => m.reject(options)))
+  .pipe(Command.withDescription("Reject the call a run is paused at: the model reads why, and the same run goes on"))
+
+const tools = Command.make(
+  "tools",
+  { ...GlobalOptions.global },
+  (options) => Effect.flatMap(Effect.promise(() => import("./tools.js")), (m) => m.tools(options))
+).pipe(
+  Command.withDescription("Print every tool a session's model can call, with its input schema (--json: JSON Schema)")
+)
 
 const verifyOptions = { ...GlobalOptions.global, id: idArg } as const
 
@@ -263,6 +339,6 @@ const verify = Command.make("verify", verifyOptions, (options) => Effect.flatMap
  * @category commands
  */
 export const command = Command.make("session").pipe(
-  Command.withDescription("Governed agent sessions: run, list, show, events, continue, approve, verify"),
-  Command.withSubcommands([run, list, show, events, continueCommand, approve, verify])
+  Command.withDescription("Governed agent sessions: run, list, show, events, continue, approve, reject, verify, tools"),
+  Command.withSubcommands([run, list, show, events, continueCommand, approve, reject, verify, tools])
 )

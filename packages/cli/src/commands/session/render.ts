@@ -1,139 +1,64 @@
 /**
- * Human output of `steward session`: the event stream read as a transcript, with decisions,
- * citations and approvals on the calls they concern.
+ * Human output of `steward session`: events through the library's transcript renderer, a
+ * session's view and the session list.
  *
  * @since 0.1.0
  */
 import type * as Event from "@steward/harness-sessions/Event"
+import * as EventJson from "@steward/harness-sessions/EventJson"
 import type * as Session from "@steward/harness-sessions/Session"
+import * as TranscriptText from "@steward/harness-sessions/TranscriptText"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as Output from "../../Output.js"
-
-const obj = (u: unknown): Record<string, any> =>
-  typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, any> : {}
 
 const clip = (text: string, n = 400): string => {
   const one = text.replace(/\s+$/g, "")
   return one.length <= n ? one : `${one.slice(0, n - 1)}…`
 }
 
-const cite = (c: Record<string, any>): string =>
-  c["ruleId"] === null || c["ruleId"] === undefined
-    ? `${c["layer"]} (no rule matched)`
-    : `${c["layer"]} rule ${c["ruleId"]}${
-      c["pattern"] === null || c["pattern"] === undefined ? "" : ` (${c["action"]} ${JSON.stringify(c["pattern"])})`
-    }`
-
-const approval = (a: Record<string, any>): string =>
-  a["by"] === "rule"
-    ? `rule ${a["ruleId"] ?? a["layer"]}`
-    : a["by"] === "person"
-    ? `${a["name"]} at ${new Date(Number(a["at"])).toISOString()}${
-      a["remembered"] ? ` (remembered as ${a["remembered"]})` : ""
-    }`
-    : `reviewer${a["reason"] ? `: ${a["reason"]}` : ""}`
-
-const indent = (text: string, prefix = "      "): string => text.split("\n").map((l) => `${prefix}${l}`).join("\n")
-
-/**
- * One event as transcript lines (`undefined` for events a person does not need to read).
- *
- * @since 0.1.0
- * @category rendering
- */
-export const line = (e: Event.SessionEvent): string | undefined => {
-  const d = obj(e.data)
-  switch (e.type) {
-    case "run.start":
-      return `── run ${e.run} (${d["trigger"] ?? "person"})${
-        d["goal"] ? ` goal: ${clip(String(obj(d["goal"])["objective"]), 120)}` : ""
-      }`
-    case "message":
-      return d["role"] === "assistant"
-        ? `model:  ${clip(String(d["text"]), 2000)}`
-        : `${d["role"] === "user" ? "person" : d["role"]}: ${clip(String(d["text"]), 2000)}`
-    case "model.call": {
-      if (d["error"] !== undefined) return `  · model call ${d["n"]} failed: ${d["error"]}`
-      const u = obj(d["usage"])
-      return `  · ${d["for"] === "checker" ? "checker" : "model"} call: ${u["input"] ?? 0} in (${
-        u["cachedInput"] ?? 0
-      } cached), ${u["output"] ?? 0} out`
-    }
-    case "tool.call": {
-      const a = d["approval"] === null || d["approval"] === undefined
-        ? ""
-        : `, approved by ${approval(obj(d["approval"]))}`
-      return `  → ${d["tool"]} ${clip(JSON.stringify(d["input"]), 200)}  [${d["decision"]}: ${
-        cite(obj(d["citation"]))
-      }${a}]  (${d["callId"]})`
-    }
-    case "approval":
-      return d["late"] === true || d["by"] === "person"
-        ? undefined
-        : d["by"] === "reviewer"
-        ? `  ? reviewer answered ${d["answer"]}${d["failedClosed"] ? " (failing closed)" : ""}: ${d["reason"]}`
-        : `  ? nobody could answer the ask`
-    case "tool.refused":
-      return `  ✗ refused (${d["decision"]}) by ${cite(obj(d["citation"]))}: ${clip(String(d["reason"]), 300)}${
-        d["pending"] === true
-          ? `\n    approve with: steward session approve ${e.session} ${d["callId"]} [--remember]`
-          : ""
-      }`
-    case "tool.error":
-      return `  ✗ invalid call (${d["callId"]}): ${clip(String(d["message"]), 300)}`
-    case "tool.result":
-      if (d["outcome"] === "unknown") return `  ← outcome unknown (${d["callId"]}): not run again after the resume`
-      return `  ← ${d["ok"] === true ? "ok" : "failed"}${
-        d["outcome"] === "rerun" ? " (read-only, run again after the resume)" : ""
-      }${obj(d["check"])["command"] === undefined ? "" : ` (exit ${obj(d["check"])["exitCode"]})`}${
-        d["timedOut"] === true ? " timed out" : ""
-      }\n${indent(clip(String(d["output"] ?? ""), 600))}`
-    case "notice":
-      return `  ! ${d["text"]}${d["receipt"] ? ` (receipt ${d["receipt"]})` : ""}`
-    case "reflex.decision":
-      return d["reflex"] === "route"
-        ? `  · route reflex: ${d["tier"]}${d["acts"] ? "" : " (observed)"}`
-        : `  · settle reflex: ${d["category"] ?? d["skipped"] ?? "?"} → ${d["action"]}${
-          d["receipt"] ? ` (receipt ${d["receipt"]})` : ""
-        }`
-    case "goal":
-      return d["action"] === "check"
-        ? `  goal check: ${d["achieved"] ? "achieved" : "not achieved"} — ${d["reason"]}`
-        : `  goal: ${d["status"]}${d["blocker"] ? ` — ${d["blocker"]}` : ""}`
-    case "checkpoint":
-      return `  checkpoint: next — ${clip(String(obj(d["checkpoint"])["next"] ?? ""), 300)}`
-    case "run.settle":
-      return `── settled ${d["status"]}${d["code"] ? `{${d["code"]}}` : ""}${d["reason"] ? `: ${d["reason"]}` : ""}`
-    case "hook":
-    case "heartbeat":
-      return undefined
-    default:
-      return `  [${e.type}] ${clip(JSON.stringify(e.data), 300)}`
-  }
+// A refusal's reason names its rule and pattern again (`deny: universal rule "x" (shell "…")
+// matched shell "…" — why`); the call's own line above it cites them already, so the short form
+// keeps only the why.
+const why = (reason: string): string => {
+  const at = reason.lastIndexOf(" — ")
+  return clip(at === -1 ? reason : reason.slice(at + 3), 160)
 }
 
 /**
- * A stream as a transcript.
+ * A refusal on one line, citing nothing the call's line above it cites already: the why. Its
+ * details: `-v`, or `session show ID CALL`.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const transcript = (events: ReadonlyArray<Event.SessionEvent>): string =>
-  events.map(line).filter((l): l is string => l !== undefined).join("\n")
+export const refusal = (e: Event.SessionEvent): string =>
+  `  ✗ refused: ${why(String((e.data as { readonly reason?: unknown }).reason ?? ""))}`
 
 /**
- * A run's outcome.
+ * One event as a person reads it: the library's transcript renderer (`TranscriptText`, which hosts
+ * share), a refusal on one line unless `verbose`.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const outcome = (o: Session.RunOutcome): string =>
-  Output.table([
-    ["session", o.session],
-    ["run", o.run],
-    ["status", `${o.status}${o.code === null ? "" : `{${o.code}}`}`],
-    ...(o.reason === null ? [] : [["reason", o.reason] as const]),
-    ["next", o.checkpoint.next]
-  ])
+export const event = (e: Event.SessionEvent, verbose: boolean): string | undefined =>
+  // a person's rejection is the approval's line (`✗ NAME rejected CALL: reason`)
+  !verbose && e.type === "tool.refused" && (e.data as { readonly by?: unknown }).by !== "person"
+    ? refusal(e)
+    : TranscriptText.line(e)
+
+/**
+ * Print one event as it arrives: its transcript lines, or under `--json` its NDJSON line
+ * (`EventJson.line`). What `events`, `show ID CALL` and the live verbs print.
+ *
+ * @since 0.1.0
+ * @category printing
+ */
+export const print = (json: boolean, verbose: boolean) => (e: Event.SessionEvent): Effect.Effect<void> => {
+  const text = json ? EventJson.line(e) : event(e, verbose)
+  return text === undefined ? Effect.void : Console.log(text)
+}
 
 // An open run whose owner is gone is orphaned: `continue` resumes it, a new request settles it.
 const openStatus = (v: Session.SessionView): string => v.orphaned ? "orphaned" : "open"
@@ -176,21 +101,36 @@ export const view = (v: Session.SessionView): string =>
       ])
   ].join("\n")
 
+// A prompt on one line of the list: its first line, whitespace folded, cut with an ellipsis.
+const oneLine = (text: string, n: number): string => clip(text.replace(/\s+/g, " ").trim(), n)
+
+// The session's start, to the second, in UTC: `2026-12-07 14:35:19Z`.
+const started = (at: number): string => new Date(at).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z")
+
 /**
- * The session list.
+ * The session list: one row a session, oldest first, under a header: id, start time (UTC), runs,
+ * the last run's status, calls waiting for approval, and the first prompt (cut) — the library's
+ * `SessionView.summary`, the status with its code and `orphaned` for an open run nobody drives.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const list = (views: ReadonlyArray<Session.SessionView>): string =>
-  views.length === 0
-    ? "no sessions"
-    : views.map((v) => {
-      const last = v.runs.at(-1)
-      const status = last === undefined
-        ? "no runs"
-        : last.status === null
-        ? openStatus(v)
-        : `${last.status}${last.code === null ? "" : `{${last.code}}`}`
-      return `${v.id}  ${v.runs.length} run(s)  ${status}  ${v.workspace}`
-    }).join("\n")
+export const list = (views: ReadonlyArray<Session.SessionView>): string => {
+  if (views.length === 0) return "no sessions"
+  const rows = views.map((v) => {
+    const s = v.summary
+    const last = v.runs.at(-1)
+    const status = s.status === null
+      ? "no runs"
+      : s.status === "open"
+      ? openStatus(v)
+      : `${s.status}${last?.code == null ? "" : `{${last.code}}`}`
+    return [v.id, started(s.startedAt), String(s.runs), status, String(s.pending), oneLine(s.firstPrompt ?? "", 60)]
+  })
+  const header = ["SESSION", "STARTED", "RUNS", "STATUS", "PENDING", "FIRST PROMPT"]
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  return [header, ...rows].map((r) =>
+    r.map((cell, i) => i === r.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ")
+  )
+    .join("\n")
+}
