@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
@@ -123,7 +123,21 @@ describe("approval inside the run, through the CLI", () => {
     "in a terminal: `a` saves the shown scope and the next matching call runs citing it, unasked",
     () =>
       Effect.promise(async () => {
-        const t = setup(node(41), node(42), { text: "Both printed." })
+        // `git push origin main` is remembered as `git push origin *` (ADR 0218), which the second
+        // push matches; the remote is a bare repository beside the workspace.
+        const t = setup(
+          { toolCalls: [{ name: "shell", input: { command: "git push origin main" } }] },
+          { toolCalls: [{ name: "shell", input: { command: "git push origin main:feature" } }] },
+          { text: "Both pushed." }
+        )
+        const git = (cwd: string, ...args: ReadonlyArray<string>) =>
+          execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, stdio: "pipe" })
+        git(t.dir, "init", "-q", "--bare", "remote.git")
+        git(t.ws, "init", "-q", "-b", "main")
+        fs.writeFileSync(path.join(t.ws, "a.txt"), "a\n")
+        git(t.ws, "add", "a.txt")
+        git(t.ws, "commit", "-q", "-m", "a")
+        git(t.ws, "remote", "add", "origin", path.join(t.dir, "remote.git"))
         const command = [
           process.execPath,
           "--import",
@@ -135,7 +149,7 @@ describe("approval inside the run, through the CLI", () => {
           t.state,
           "--script"
         ]
-          .concat([t.script, "--workspace", t.ws, "--sandbox", "off", "Print twice"])
+          .concat([t.script, "--workspace", t.ws, "--sandbox", "off", "Push twice"])
           .map((a) => `'${a}'`).join(" ")
         const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: t.ws, stdio: ["pipe", "pipe", "pipe"] })
         let out = ""
@@ -144,7 +158,7 @@ describe("approval inside the run, through the CLI", () => {
         let exited = false
         void ended.then(() => (exited = true))
         for (let i = 0; i < 600 && !exited && !out.includes("Allow?"); i++) await new Promise((r) => setTimeout(r, 50))
-        assert.include(out, `Allow? [y]es once / [a]lways node -e * / [n]o (reason)`)
+        assert.include(out, `Allow? [y]es once / [a]lways git push origin * / [n]o (reason)`, out)
         child.stdin.write("a\n")
         const code = await ended
         assert.strictEqual(code, 0, out)
@@ -154,11 +168,16 @@ describe("approval inside the run, through the CLI", () => {
         assert.match(after, /✓ \S+ approved call_1_1 \(saved remembered\.shell\.1\)/)
         assert.match(
           after,
-          /→ shell \{"command":"node -e \\"console\.log\(42\)\\""\} +\[allow: user rule remembered\.shell\.1/
+          /→ shell \{"command":"git push origin main:feature"\} +\[allow: user rule remembered\.shell\.1/
         )
         assert.include(after, "── settled completed")
         const show = await Effect.runPromise(t.cli("show", "--json", /^session (\S+)/m.exec(out)![1]!))
-        assert.deepStrictEqual(show.json().remembered.map((r: any) => r.resource), ["node -e *"])
+        assert.deepStrictEqual(show.json().remembered.map((r: any) => r.resource), ["git push origin *"])
+        // both pushes ran: the remote has main and feature
+        assert.strictEqual(
+          String(git(path.join(t.dir, "remote.git"), "branch", "--format=%(refname:short)")),
+          "feature\nmain\n"
+        )
       }),
     120_000
   )
