@@ -149,7 +149,21 @@ describe("steward session", () => {
       const show = yield* runCli(["session", "show", ...base, "--json", id])
       const [pending] = show.json().pending
       assert.strictEqual(pending.tool, "shell")
-      const approve = yield* runCli(["session", "approve", ...base, "--remember", id, pending.callId])
+      // Inline code is offered exactly first (ADR 0218); the person widens it to every `node -e`.
+      assert.deepStrictEqual([pending.scope, pending.alternatives.includes("node -e *")], [
+        "node -e console.log\\(41\\)",
+        true
+      ])
+      const approve = yield* runCli([
+        "session",
+        "approve",
+        ...base,
+        "--remember",
+        "--scope",
+        "node -e *",
+        id,
+        pending.callId
+      ])
       assert.strictEqual(approve.exitCode, 0, approve.stderr)
       assert.include(approve.stdout, `saved rule remembered.shell.1: allow shell "node -e *"`)
       assert.include(approve.stdout, "41")

@@ -198,6 +198,11 @@ const rememberedRule = (
     const cited = citation?.action === "shell" && typeof command === "string"
       ? { action: "shell", resource: command }
       : { action: String(citation?.action ?? ""), resource: String(citation?.resource ?? "") }
+    // The scope is read by the shell grammar, which this process may not have loaded yet (an
+    // approve from another process decides nothing before it).
+    yield* runner.parser.ready.pipe(
+      Effect.mapError((e) => invalid(`call ${call.callId} in session ${id}: cannot read its scope: ${e.message}`))
+    )
     const scope = edited !== undefined
       ? checkScope(cited, edited, runner.parser)
       : call.scope !== null

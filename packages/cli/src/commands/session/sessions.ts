@@ -101,8 +101,9 @@ const withSessions = <A, E, R, RS = never>(
       modelLayer(chosen.model, events),
       FetchHttpClient.layer,
       Tools.layerAskUserUnavailable,
-      // The OS boundary under the gate (bubblewrap on Linux; unavailable elsewhere: the gate alone).
-      Sandbox.layer(),
+      // The OS boundary under the gate (bubblewrap on Linux; unavailable elsewhere: the gate alone);
+      // its availability probe is kept in the state directory, so a start spawns no trial bubblewrap.
+      Sandbox.layer({ probeCache: state.path }),
       ...(Option.isSome(reflexes) ? [Layer.succeedContext(reflexes.value)] : [])
     )
     const ctx = yield* Layer.build(
