@@ -75,7 +75,8 @@ const commandsOf = (bundle, name) => {
   )
   let sessionId = "no-session"
   try {
-    sessionId = JSON.parse(sessionRun.stdout).session
+    // `--json` is NDJSON (ADR 0014): every event line names its session
+    sessionId = JSON.parse(sessionRun.stdout.split("\n")[0]).session
   } catch {
     // the show row then says FAILED, with the command's own error
   }
