@@ -138,29 +138,12 @@ describe("approval inside the run, through the CLI", () => {
         git(t.ws, "add", "a.txt")
         git(t.ws, "commit", "-q", "-m", "a")
         git(t.ws, "remote", "add", "origin", path.join(t.dir, "remote.git"))
-        const command = [
-          process.execPath,
-          "--import",
-          loader,
-          bin,
-          "session",
-          "run",
-          "--state-dir",
-          t.state,
-          "--script"
-        ]
-          .concat([t.script, "--workspace", t.ws, "--sandbox", "off", "Push twice"])
-          .map((a) => `'${a}'`).join(" ")
-        const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: t.ws, stdio: ["pipe", "pipe", "pipe"] })
-        let out = ""
-        child.stdout.on("data", (d) => void (out += String(d)))
-        const ended = new Promise<number | null>((resolve) => child.on("close", resolve))
-        let exited = false
-        void ended.then(() => (exited = true))
-        for (let i = 0; i < 600 && !exited && !out.includes("Allow?"); i++) await new Promise((r) => setTimeout(r, 50))
-        assert.include(out, `Allow? [y]es once / [a]lways git push origin * / [n]o (reason)`, out)
-        child.stdin.write("a\n")
-        const code = await ended
+        const tty = inTerminal(t, "Push twice")
+        await tty.waitFor("Allow?")
+        assert.include(tty.out(), `Allow? [y]es once / [a]lways git push origin * / [n]o (reason)`)
+        tty.child.stdin.write("a\n")
+        const code = await tty.ended
+        const out = tty.out()
         assert.strictEqual(code, 0, out)
         const after = out.slice(out.indexOf("Allow?"))
         // asked once: the second call matched the saved rule
