@@ -255,8 +255,11 @@ for (const client of clients) {
               // Certified: the same turn is continued, in a second model request carrying the prompt.
               let acted = false
               for (let attempt = 0; attempt < 4 && !acted; attempt++) {
+                const settledBefore = settles(state).length
                 const rs = await turn("Migrate the schema and update the callers", { session: sessionFor(client) })
-                const settle = lastSettle(state)
+                // The stop that ended the work decides (a continued turn stops again later, and that
+                // later stop may be held back on its own).
+                const settle = settles(state)[settledBefore]
                 if (settle.held === true) {
                   assert.isFalse(continued(rs), "a held-back turn is not continued")
                   continue
@@ -321,7 +324,10 @@ const decisions = (state: string): Array<any> =>
 const labeled = (state: string): number =>
   query(state, "SELECT count(DISTINCT observation) AS n FROM reflex_labels WHERE reflex = 'settle'")[0].n
 
-const lastSettle = (state: string): any => {
+/** Every settle decision the hooks noted, oldest first. */
+const settles = (state: string): Array<any> => {
   const rows = query(state, "SELECT data FROM governance_evidence WHERE kind = 'note' ORDER BY seq")
-  return rows.map((r) => JSON.parse(r.data)).filter((d) => d.settle !== undefined).at(-1).settle
+  return rows.map((r) => JSON.parse(r.data)).filter((d) => d.settle !== undefined).map((d) => d.settle)
 }
+
+const lastSettle = (state: string): any => settles(state).at(-1)
