@@ -84,6 +84,9 @@ const ROWS: ReadonlyArray<Row> = [
     "engine.config-executes"
   ],
   ["cargo --config 'target.x.runner=\"git push -f origin main\"' run", "execute", "deny", "universal.force-push"],
+  // the value's own quotes survive one level of TOML unquoting; an array's words are the command
+  ["cargo --config 'target.x.runner=\"bash -c '\\''rm -rf /'\\''\"' run", "execute", "deny", "universal.rm-root"],
+  ["cargo --config 'target.x.runner=[\"bash\",\"-c\",\"rm -rf /\"]' run", "execute", "deny", "universal.rm-root"],
   ["cargo --config 'profile.dev.opt-level=1' build", "execute", "allow", "execute.shell"],
   // files selected by a filter, then read
   ["find . -name .env -exec cat {} \\;", "execute", "ask", "universal.secret.env.read"],

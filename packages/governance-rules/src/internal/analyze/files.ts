@@ -272,8 +272,28 @@ const configured = (
   if (!value.resolved || !keys.test(value.text)) return
   guard(segment, "config-executes", `${name} ${value.text}`)
   const eq = value.text.indexOf("=")
-  nested.speculative(value.text.slice(eq + 1).trim().replace(/^["'\[]+|["'\]]+$/g, ""), depth + 1)
+  nested.speculative(configValue(value.text.slice(eq + 1)), depth + 1)
 }
+
+// A configured value as the program reads it: one level of TOML quoting removed, not every quote at
+// its ends (`"sh -c 'rm -rf /'"` keeps its inner quotes, or the command would not parse); an array
+// of strings becomes its words, each quoted again for the shell.
+const configValue = (text: string): string => {
+  const v = text.trim()
+  if (v.startsWith("[") && v.endsWith("]")) {
+    const items = v.slice(1, -1).match(/"(?:[^"\\]|\\.)*"|'[^']*'/g)
+    if (items !== null) return items.map((item) => `'${unquote(item).replace(/'/g, `'\\''`)}'`).join(" ")
+    return unquote(v.slice(1, -1).trim())
+  }
+  return unquote(v)
+}
+
+const unquote = (v: string): string =>
+  v.length < 2 || (v[0] !== "\"" && v[0] !== "'") || !v.endsWith(v[0])
+    ? v
+    : v[0] === "\""
+    ? v.slice(1, -1).replace(/\\(["\\])/g, "$1")
+    : v.slice(1, -1)
 
 /** A known program: its file options and operands, by its row in the table. @internal */
 export const analyzeKnown = (
