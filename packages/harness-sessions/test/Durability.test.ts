@@ -221,3 +221,46 @@ describe("Session durability (SQLite, kill -9)", () => {
     60_000
   )
 })
+
+describe("a store written before migration 0003 (ADR 0577)", () => {
+  it.live(
+    "is migrated: last_seq dropped on SQLite, the next run continues the seqs and the session verifies",
+    () =>
+      Effect.gen(function*() {
+        const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "harness-migrate-")), "steward.sqlite")
+        const ws = workspace()
+        const text = script({ text: "First." }, { text: "Second." })
+        const runOnce = (prompt: string, offsets: ScriptedModel.Offsets) =>
+          Effect.gen(function*() {
+            const sessions = yield* Session.Sessions
+            if (offsets.agent === undefined) yield* sessions.create({ id: "m1", workspace: ws, level: "execute" })
+            return yield* sessions.run("m1", prompt)
+          }).pipe(Effect.provide(sqlLayer(file, offsets, text)))
+        assert.strictEqual((yield* runOnce("one", {})).status, "completed")
+        // Back to the previous schema: the session row's `last_seq` column, kept equal to its events.
+        const before = yield* onFile(file, (sql) =>
+          Effect.gen(function*() {
+            yield* sql`ALTER TABLE harness_sessions ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0`
+            yield* sql`UPDATE harness_sessions SET last_seq =
+            (SELECT MAX(seq) FROM harness_events WHERE session = harness_sessions.id)`
+            yield* sql`DELETE FROM harness_sessions_migrations WHERE migration_id = 3`
+            return (yield* sql<{ n: number }>`SELECT MAX(seq) AS n FROM harness_events`)[0]!.n
+          }))
+        assert.strictEqual((yield* runOnce("two", { agent: 1 })).status, "completed")
+        const columns = yield* onFile(
+          file,
+          (sql) => sql<{ name: string }>`SELECT name FROM pragma_table_info('harness_sessions')`
+        )
+        assert.notInclude(columns.map((c) => c.name), "last_seq")
+        const seqs = (yield* rows(file)).map((r) => r.seq)
+        assert.deepStrictEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1))
+        assert.isAbove(seqs.length, before)
+        const verified = yield* Effect.gen(function*() {
+          const sessions = yield* Session.Sessions
+          return yield* sessions.verify("m1")
+        }).pipe(Effect.provide(sqlLayer(file, {})))
+        assert.isTrue(verified.verified)
+      }),
+    60_000
+  )
+})

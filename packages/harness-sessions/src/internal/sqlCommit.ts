@@ -73,6 +73,27 @@ const onConnection = <A, E, R>(
 // Rows per INSERT: 6 parameters each stays well under every engine's parameter limit.
 const BATCH = 500
 
+/**
+ * SQLite: one INSERT that numbers `rows` after the session's last event (`MAX(seq)`, the events'
+ * key) and writes them only when the session exists (and `fence` holds); the seqs it took. One
+ * statement, so it takes the writer lock before it reads the last seq (ADR 0577).
+ */
+const append = (
+  sql: SqlClient.SqlClient,
+  id: string,
+  at: number,
+  rows: ReadonlyArray<{ readonly run: string | null; readonly type: string; readonly data: string }>,
+  fence: Statement.Fragment
+) =>
+  sql`WITH v(k, run, type, data) AS (VALUES ${
+    sql.unsafe(rows.map(() => "(?, ?, ?, ?)").join(", "), rows.flatMap((r, k) => [k + 1, r.run, r.type, r.data]))
+  })
+  INSERT INTO harness_events (session, seq, at, run, type, data)
+  SELECT ${id}, top + k, ${at}, run, type, data
+  FROM v, (SELECT COALESCE(MAX(seq), 0) AS top FROM harness_events WHERE session = ${id})
+  WHERE EXISTS (SELECT 1 FROM harness_sessions WHERE id = ${id}) ${fence}
+  ORDER BY k RETURNING seq`
+
 const json = (value: unknown): string => JSON.stringify(value ?? null)
 
 /** What a commit needs of its store. */
@@ -88,6 +109,8 @@ export interface Deps {
   readonly now: Effect.Effect<number>
   readonly window: Duration.Duration
   readonly failed: (what: string) => (error: { readonly message: string }) => HarnessError
+  /** SQLite: `last_seq` is not stored; a commit numbers its events from the events' key (ADR 0577). */
+  readonly appendOnly: boolean
 }
 
 // What one attempt wrote, to recognise it when the COMMIT's outcome is unknown.
@@ -120,30 +143,45 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
         const fence = fenced
           ? sql`AND EXISTS (SELECT 1 FROM harness_leases WHERE session = ${id} AND owner = ${owner.id})`
           : sql``
-        const bumped = yield* run(
-          commit.meta === undefined
-            ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
-            : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
-              json(commit.meta)
-            } WHERE id = ${id} ${fence} RETURNING last_seq`
-        )
-        const last = bumped[0]?.["last_seq"]
-        if (typeof last !== "number") {
-          // Not fenced, or the lease is still this writer's (the renewal says which): no session.
+        // No session at all, or (fenced) the lease is no longer this writer's: the renewal says which.
+        const missing = Effect.gen(function*() {
           if (fenced) yield* deps.renewLease(id, owner, now, false)
           return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
-        }
-        const first = last - n + 1
-        const rows = commit.events.map((e, i) => ({
-          session: id,
-          seq: first + i,
-          at,
-          run: e.run,
-          type: e.type,
-          data: data[i]!
-        }))
-        for (let i = 0; i < rows.length; i += BATCH) {
-          yield* run(sql`INSERT INTO harness_events ${sql.insert(rows.slice(i, i + BATCH))}`)
+        })
+        const rows = commit.events.map((e, i) => ({ run: e.run, type: e.type, data: data[i]! }))
+        let first: number
+        if (deps.appendOnly) {
+          // SQLite (ADR 0577): the session's row is written only when its meta changes, or to take
+          // the writer lock for a commit without events; the events' INSERT numbers them itself.
+          if (commit.meta !== undefined || n === 0) {
+            const touched = yield* run(
+              commit.meta === undefined
+                ? sql`UPDATE harness_sessions SET meta = meta WHERE id = ${id} ${fence} RETURNING id`
+                : sql`UPDATE harness_sessions SET meta = ${json(commit.meta)} WHERE id = ${id} ${fence} RETURNING id`
+            )
+            if (touched.length === 0) return yield* missing
+          }
+          first = 0
+          for (let i = 0; i < rows.length; i += BATCH) {
+            const seqs = yield* run(append(sql, id, at, rows.slice(i, i + BATCH), fence))
+            if (seqs.length === 0) return yield* missing
+            if (i === 0) first = Math.min(...seqs.map((r) => Number(r["seq"])))
+          }
+        } else {
+          const bumped = yield* run(
+            commit.meta === undefined
+              ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
+              : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+                json(commit.meta)
+              } WHERE id = ${id} ${fence} RETURNING last_seq`
+          )
+          const last = bumped[0]?.["last_seq"]
+          if (typeof last !== "number") return yield* missing
+          first = last - n + 1
+          const numbered = rows.map((r, i) => ({ session: id, seq: first + i, at, ...r }))
+          for (let i = 0; i < numbered.length; i += BATCH) {
+            yield* run(sql`INSERT INTO harness_events ${sql.insert(numbered.slice(i, i + BATCH))}`)
+          }
         }
         const steps = stepsOf(commit)
         if (steps.length > 0) {

@@ -1,7 +1,8 @@
 /**
  * The SQL session store: tables `harness_*`, migrations table `harness_sessions_migrations`.
- * Each commit is one transaction that starts with a write (the session's `last_seq` bump), so
- * the writer lock is taken up front and concurrent processes wait on the busy timeout.
+ * Each commit is one transaction that starts with a write (on SQLite the events' INSERT, which
+ * numbers them; on PostgreSQL the session's `last_seq` bump), so the writer lock is taken up
+ * front and concurrent processes wait on the busy timeout.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -62,6 +63,16 @@ export const migrations = Migrator.fromRecord({
       heartbeat BIGINT NOT NULL,
       expires BIGINT NOT NULL
     )`
+  }),
+  // SQLite: a session's last seq is its events' highest key, not a column every commit rewrites
+  // (ADR 0577: one page less per commit). PostgreSQL keeps the column: its bump is the row lock
+  // that queues a session's writers.
+  "0003_harness_sessions_seq_from_events": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.onDialectOrElse({
+      sqlite: () => sql`ALTER TABLE harness_sessions DROP COLUMN last_seq`,
+      orElse: () => Effect.void
+    })
   })
 })
 
@@ -125,8 +136,11 @@ export const make = (options: { readonly migrate: boolean }) =>
         Reconnect.retrying(window),
         Effect.mapError((error) => error instanceof HarnessError ? error : failed(what)(error))
       )
+    const appendOnly = sql.onDialectOrElse({ sqlite: () => true, orElse: () => false })
+    // A session's last seq is its events' highest (on PostgreSQL also its `last_seq` column).
+    const lastSeq = sql`(SELECT COALESCE(MAX(seq), 0) FROM harness_events WHERE session = s.id) AS last_seq`
     const find = (id: string) =>
-      sql`SELECT id, created_at, meta, last_seq FROM harness_sessions WHERE id = ${id}`.pipe(
+      sql`SELECT id, created_at, meta, ${lastSeq} FROM harness_sessions s WHERE id = ${id}`.pipe(
         Effect.flatMap(decodeSessions),
         io("reading a session"),
         Effect.flatMap((rows) =>
@@ -152,17 +166,20 @@ export const make = (options: { readonly migrate: boolean }) =>
       create: (id, meta) =>
         Effect.gen(function*() {
           const at = yield* Clock.currentTimeMillis
-          const inserted = yield* sql`INSERT INTO harness_sessions (id, created_at, meta, last_seq)
-          VALUES (${id}, ${at}, ${json(meta)}, 0) ON CONFLICT (id) DO NOTHING RETURNING id`.pipe(
-            Effect.mapError(failed("creating a session"))
-          )
+          const inserted = yield* (appendOnly
+            ? sql`INSERT INTO harness_sessions (id, created_at, meta)
+          VALUES (${id}, ${at}, ${json(meta)}) ON CONFLICT (id) DO NOTHING RETURNING id`
+            : sql`INSERT INTO harness_sessions (id, created_at, meta, last_seq)
+          VALUES (${id}, ${at}, ${json(meta)}, 0) ON CONFLICT (id) DO NOTHING RETURNING id`).pipe(
+              Effect.mapError(failed("creating a session"))
+            )
           if (inserted.length === 0) {
             return yield* new HarnessError({ code: "INVALID_INPUT", message: `session ${id} already exists` })
           }
           return { id, createdAt: at, meta: JSON.parse(json(meta)) as unknown, lastSeq: 0 }
         }),
       get: find,
-      list: sql`SELECT id, created_at, meta, last_seq FROM harness_sessions ORDER BY created_at, id`.pipe(
+      list: sql`SELECT id, created_at, meta, ${lastSeq} FROM harness_sessions s ORDER BY created_at, id`.pipe(
         Effect.flatMap(decodeSessions),
         Effect.map((rows) => rows.map(toRow)),
         io("listing sessions")
@@ -171,7 +188,10 @@ export const make = (options: { readonly migrate: boolean }) =>
       commit: (id, commit) =>
         Effect.zipRight(
           Rows.checkInputs(commit.events),
-          SqlCommit.commit({ sql, renewLease, renewals, now: Clock.currentTimeMillis, window, failed })(id, commit)
+          SqlCommit.commit({ sql, renewLease, renewals, now: Clock.currentTimeMillis, window, failed, appendOnly })(
+            id,
+            commit
+          )
             .pipe(
               Effect.tap(() => PubSub.publish(hub, id))
             )
