@@ -84,12 +84,16 @@ export interface SliceState {
 }
 
 /**
- * Whether the slice has reached its boundary.
+ * Whether the slice has reached its boundary (its counts only: no activity digest is needed).
  *
  * @since 0.1.0
  * @category guard
  */
-export const reached = (config: Resolved, state: SliceState, now: number): boolean =>
+export const reached = (
+  config: Resolved,
+  state: Pick<SliceState, "calls" | "startedAt" | "tokens">,
+  now: number
+): boolean =>
   config.enabled &&
   (state.calls >= config.maxCalls || now - state.startedAt >= config.maxMs ||
     (config.maxTokens !== undefined && state.tokens >= config.maxTokens))

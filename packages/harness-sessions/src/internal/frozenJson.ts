@@ -37,3 +37,19 @@ export const text = (value: unknown): string | undefined => {
   }
   return known
 }
+
+const stepTexts = new WeakMap<object, string>()
+
+/**
+ * Remember `text` as the JSON of `step`'s result: the step runner stringifies a result once
+ * (the caller continues from its round trip) and the store writes that same text instead of
+ * stringifying the result again (issue 38 item 3).
+ */
+export const rememberStep = <A extends { readonly result: unknown }>(step: A, text: string): A => {
+  stepTexts.set(step, text)
+  return step
+}
+
+/** The JSON text of `step`'s result: remembered by `rememberStep`, else `JSON.stringify(result ?? null)`. */
+export const stepText = (step: { readonly result: unknown }): string =>
+  stepTexts.get(step) ?? JSON.stringify(step.result ?? null)

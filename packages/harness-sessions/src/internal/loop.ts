@@ -191,8 +191,13 @@ const loop = (ctx: Ctx, state: RunState.RunState): Effect.Effect<Settled | Pause
       if (round !== undefined) return round
       yield* heartbeat(ctx, state)
       // Every answered call counts toward the slice (refused and invalid ones too), so calls
-      // answered past the limit always reach the boundary.
-      const answered = { ...RunState.sliceState(state), calls: Math.max(state.slice.calls, state.slice.handled) }
+      // answered past the limit always reach the boundary. Counts only: the activity digest
+      // (every call of the slice hashed) is taken at the boundary, not after every round.
+      const answered = {
+        calls: Math.max(state.slice.calls, state.slice.handled),
+        startedAt: state.slice.startedAt,
+        tokens: state.slice.tokens
+      }
       if (WorkSlice.reached(ctx.slice, answered, state.now)) {
         const verdict = WorkSlice.atBoundary(
           ctx.slice,

@@ -109,7 +109,7 @@ export const make = Effect.gen(function*() {
         s.events.push(...written)
         for (const step of steps) {
           const ofRun = s.steps.get(step.run) ?? new Map<number, string>()
-          ofRun.set(step.index, JSON.stringify(step.result ?? null))
+          ofRun.set(step.index, FrozenJson.stepText(step))
           s.steps.set(step.run, ofRun)
         }
         if (commit.revision !== undefined) {

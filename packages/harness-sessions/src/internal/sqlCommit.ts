@@ -185,7 +185,7 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
         }
         const steps = stepsOf(commit)
         if (steps.length > 0) {
-          const stepRows = steps.map((s) => ({ session: id, run: s.run, idx: s.index, result: json(s.result) }))
+          const stepRows = steps.map((s) => ({ session: id, run: s.run, idx: s.index, result: FrozenJson.stepText(s) }))
           yield* run(sql`INSERT INTO harness_steps ${sql.insert(stepRows)}`)
         }
         if (commit.revision !== undefined) yield* revise(sql, id, commit.revision)
@@ -277,10 +277,10 @@ export const landed = (
   }
   const step = stepsOf(commit).at(-1)
   if (step !== undefined) {
-    const { index, result, run } = step
+    const { index, run } = step
     return sql<{ result: unknown }>`SELECT result FROM harness_steps
       WHERE session = ${id} AND run = ${run} AND idx = ${index}`.pipe(
-      Effect.map((rows) => rows[0]?.result === json(result))
+      Effect.map((rows) => rows[0]?.result === FrozenJson.stepText(step))
     )
   }
   if (commit.revision !== undefined) {

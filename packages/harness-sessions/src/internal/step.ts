@@ -28,6 +28,7 @@ import * as Limits from "../Limits.js"
 import type * as Tools from "../Tools.js"
 import type * as WorkSlice from "../WorkSlice.js"
 import type * as Chokepoint from "./chokepoint.js"
+import * as FrozenJson from "./frozenJson.js"
 import * as Messages from "./messages.js"
 import * as RunState from "./runState.js"
 import type { ToolLike } from "./toolShape.js"
@@ -114,13 +115,16 @@ export const step = <A>(
     if (ctx.stored.has(index)) return ctx.stored.get(index) as A
     const out = yield* compute
     const own = bound(out.events, ctx.limits)
-    const record = { run: ctx.run, index, result: out.result }
+    // The result's JSON once: the caller continues from its round trip (exactly as a replay
+    // would) and the store writes the same text.
+    const text = JSON.stringify(out.result ?? null)
+    const record = FrozenJson.rememberStep({ run: ctx.run, index, result: out.result }, text)
     if (
       out.defer === true && out.transition === undefined && out.meta === undefined &&
       state.deferred.length < MAX_DEFERRED
     ) {
       state.deferred.push({ events: own, step: record })
-      return JSON.parse(JSON.stringify(out.result ?? null)) as A
+      return JSON.parse(text) as A
     }
     const earlier = state.deferred.splice(0)
     const events = earlier.length === 0 ? own : [...earlier.flatMap((d) => d.events), ...own]
@@ -148,8 +152,7 @@ export const step = <A>(
       ctx.chain.revision = revision.revision
       ctx.chain.receipt = revision.digest
     }
-    // The caller continues from the JSON round trip, exactly as a replay would.
-    return JSON.parse(JSON.stringify(out.result ?? null)) as A
+    return JSON.parse(text) as A
   })
 
 /**
