@@ -88,7 +88,9 @@ export const runner = (shape: Shape, store: Store) => {
     runtime.runPromise(Effect.gen(function*() {
       const sessions = yield* Session.Sessions
       const view = yield* sessions.create({
-        id: `bench-${shape.key}-${made++}`,
+        // In creation order, as `Sessions.create`'s default ids are (by the second): the running
+        // session's rows append at the end of the SQLite keys (ADR 0577).
+        id: `bench-${shape.key}-${String(made++).padStart(8, "0")}`,
         workspace: dir,
         level: "execute",
         rules: [{ id: "bench-noop", action: "mcp", resource: "noop", effect: "allow" }]
