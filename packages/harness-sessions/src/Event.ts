@@ -117,6 +117,23 @@ export class SessionEvent extends Schema.Class<SessionEvent>("@steward/harness-s
  */
 export const isKnown = (type: string): type is KnownType => (types as ReadonlyArray<string>).includes(type)
 
+// Short strings redaction left unchanged, so a repeated one (a tool's name, a rule id, a
+// decision: 46 distinct strings in 11,820 on the eight-tool peer shape) is not scanned again.
+// Only strings that held nothing to redact are kept (no secret stays in memory for it), bounded.
+const clean = new Set<string>()
+const CLEAN_MAX = 4096
+const CLEAN_LENGTH = 256
+
+const redactString = (text: string): string => {
+  if (clean.has(text)) return text
+  const out = Evidence.redact(text)
+  if (out === text && text.length <= CLEAN_LENGTH) {
+    if (clean.size >= CLEAN_MAX) clean.clear()
+    clean.add(text)
+  }
+  return out
+}
+
 /**
  * Redact every string in a JSON-like value (keys are kept; values pass `Evidence.redact`), and
  * make it JSON-safe (functions and `undefined` dropped, non-finite numbers to `null`). The result
@@ -128,7 +145,7 @@ export const isKnown = (type: string): type is KnownType => (types as ReadonlyAr
 export const redact = (value: unknown): unknown => {
   const seen = new Set<unknown>()
   const go = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") return Evidence.redact(v)
+    if (typeof v === "string") return redactString(v)
     if (typeof v === "number") return Number.isFinite(v) ? v : null
     if (v === null || typeof v === "boolean") return v
     if (typeof v !== "object" || depth > 64 || seen.has(v)) return null

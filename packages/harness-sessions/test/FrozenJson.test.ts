@@ -5,6 +5,7 @@
  * `JSON.stringify([seq, at, run, type, data])` lines, as it was before.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Evidence from "@steward/governance-rules/Evidence"
 import * as fc from "fast-check"
 import { createHash } from "node:crypto"
 import * as Event from "../src/Event.js"
@@ -55,5 +56,30 @@ describe("FrozenJson", () => {
         assert.strictEqual(chain.peek([], 0).digest, `sha256:${expected.digest("hex")}`)
       }
     ))
+  })
+})
+
+describe("Event.redact: a string redaction left unchanged is remembered, a secret never", () => {
+  const secret = fc.oneof(
+    fc.stringMatching(/^[a-z]{0,8}$/).map((s) => `GITHUB_TOKEN=ghp_${s}abcdefghijklmnopqrstuvwxyz0123`),
+    fc.stringMatching(/^[a-z]{0,8}$/).map((s) => `Authorization: Bearer ${s}abcdefghijklmnop`),
+    fc.stringMatching(/^[a-z]{1,8}$/).map((s) => `run it --password ${s}`)
+  )
+  it("every string, repeated, is what Evidence.redact makes of it", () => {
+    fc.assert(fc.property(fc.array(fc.oneof(fc.string(), secret), { maxLength: 6 }), (strings) => {
+      for (let round = 0; round < 3; round++) {
+        for (const s of strings) {
+          assert.deepStrictEqual(Event.redact({ s }), { s: Evidence.redact(s) })
+          assert.strictEqual(Event.redact(s), Evidence.redact(s))
+        }
+      }
+    }))
+  })
+
+  it("a secret seen twice is redacted twice", () => {
+    const text = "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123456789"
+    const first = Event.redact(text)
+    assert.notInclude(String(first), "sk-abcdefghijklmnopqrstuvwxyz0123456789")
+    assert.strictEqual(Event.redact(text), first)
   })
 })
