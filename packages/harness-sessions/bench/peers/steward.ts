@@ -58,23 +58,29 @@ export const sqliteFile = "bench.sqlite"
 /** The store a bench row runs on. */
 export type Store = "memory" | "sqlite"
 
-const storeLayer = (store: Store, dir: string): Layer.Layer<EventStore.EventStore> => {
+const storeLayer = (store: Store, dir: string, pragmas: ReadonlyArray<string>): Layer.Layer<EventStore.EventStore> => {
   if (store === "memory") return EventStore.layerMemory
-  const normal = Layer.effectDiscard(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`PRAGMA synchronous = NORMAL`))
+  const normal = Layer.effectDiscard(Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => Effect.forEach(["synchronous = NORMAL", ...pragmas], (pragma) => sql.unsafe(`PRAGMA ${pragma}`))
+  ))
   return EventStore.layerSql.pipe(
     Layer.provide(Layer.provideMerge(normal, SqliteClient.layer({ filename: path.join(dir, sqliteFile) }))),
     Layer.orDie
   )
 }
 
-/** A Steward runner: `run` runs the shape once; `dispose` closes the runtime; `dir` holds its files. */
-export const runner = (shape: Shape, store: Store) => {
+/**
+ * A Steward runner: `run` runs the shape once; `dispose` closes the runtime; `dir` holds its files.
+ * `pragmas` (SQLite only) are set after `synchronous = NORMAL`, e.g. `wal_autocheckpoint = 0`.
+ */
+export const runner = (shape: Shape, store: Store, pragmas: ReadonlyArray<string> = []) => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `harness-bench-peers-${store}-`)))
   const tools = shape.eightTools ? [...Tools.defaults, noop] : [noop]
   const runtime = ManagedRuntime.make(
     Session.layer<Tools.DefaultRequirements>({ tools }).pipe(
       Layer.provideMerge(Layer.mergeAll(
-        storeLayer(store, dir),
+        storeLayer(store, dir, pragmas),
         scriptedModel(shape),
         NodeContext.layer,
         NodeHttpClient.layerUndici,
