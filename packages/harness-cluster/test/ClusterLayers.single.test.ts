@@ -1,0 +1,45 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { kill9, lines, start, waitFor } from "./support/processes.js"
+
+const pid = (line: string) => Number(line.split(" ")[1])
+
+describe("single runner on SQLite, in child processes", () => {
+  it.scopedLive(
+    "kill -9 after the first activity, restart: the run finishes and the first activity did not run again",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "cluster-single-"))),
+          (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
+        )
+        const stateDirectory = path.join(dir, "state")
+        const file = path.join(dir, "lines.log")
+        const result = path.join(dir, "result")
+        const run = { role: "single", stateDirectory, id: "run-1", file, pauseMillis: 3000, result }
+
+        const first = yield* start({ ...run, submit: true })
+        const began = yield* waitFor("the second activity to begin", 90, () => lines(`${file}.attempts`)[0])
+        assert.strictEqual(pid(began), first.pid)
+        yield* kill9(first)
+
+        const second = yield* start({ ...run, submit: false })
+        const exit = yield* waitFor(
+          "the restarted runner to finish the run",
+          90,
+          () => fs.existsSync(result) ? fs.readFileSync(result, "utf8") : undefined
+        )
+        assert.strictEqual(exit, "Success:done", second.stderrText())
+        const written = lines(file)
+        assert.deepStrictEqual(written.map((l) => l.split(" ")[0]), ["first", "second"])
+        assert.strictEqual(pid(written[0]!), first.pid)
+        assert.strictEqual(pid(written[1]!), second.pid)
+        assert.deepStrictEqual(lines(`${file}.attempts`).map(pid), [first.pid, second.pid])
+        assert.isTrue(fs.existsSync(path.join(stateDirectory, "cluster.sqlite")))
+      }),
+    { timeout: 240_000 }
+  )
+})
