@@ -44,13 +44,16 @@ export const lines = (file: string): ReadonlyArray<string> =>
   fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0) : []
 
 /** Wait (polling, up to `seconds`) until `found` returns a value; dies naming `what` at the deadline. */
-export const waitFor = <A>(what: string, seconds: number, found: () => A | undefined) =>
+export const waitFor = <A>(what: string, seconds: number, found: () => A | undefined, context = () => "") =>
   Effect.suspend(() => {
     const value = found()
     return value === undefined ? Effect.fail("not yet" as const) : Effect.succeed(value)
   }).pipe(
     Effect.retry(Schedule.spaced("100 millis")),
-    Effect.timeoutFail({ duration: `${seconds} seconds`, onTimeout: () => new Error(`timed out waiting for ${what}`) }),
+    Effect.timeoutFail({
+      duration: `${seconds} seconds`,
+      onTimeout: () => new Error(`timed out waiting for ${what} ${context()}`)
+    }),
     Effect.orDie
   )
 
