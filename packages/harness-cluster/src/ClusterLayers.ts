@@ -29,7 +29,9 @@ import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import type { ConfigError } from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -76,15 +78,17 @@ const sqlite = (config: ClusterConfig.ClusterConfig) =>
   })).pipe(Layer.provide(NodeContext.layer))
 
 /** The team database; only for a configuration that names one. */
-const postgres = (config: ClusterConfig.ClusterConfig): Layer.Layer<SqlClient.SqlClient, unknown> =>
+const postgres = (config: ClusterConfig.ClusterConfig): Layer.Layer<SqlClient.SqlClient, SqlError | ClusterError> =>
   Option.match(config.databaseUrl, {
     onNone: () =>
       Layer.fail(new ClusterError({ code: "INVALID_CONFIG", field: "databaseUrl", message: "databaseUrl: required" })),
-    onSome: (url): Layer.Layer<SqlClient.SqlClient, unknown> => PgClient.layer({ url })
+    onSome: (url): Layer.Layer<SqlClient.SqlClient, SqlError> => PgClient.layer({ url })
   })
 
 /** The process's cluster database: PostgreSQL when configured, else the single runner's SQLite file. */
-const database = (config: ClusterConfig.ClusterConfig): Layer.Layer<SqlClient.SqlClient, unknown> =>
+const database = (
+  config: ClusterConfig.ClusterConfig
+): Layer.Layer<SqlClient.SqlClient, SqlError | ConfigError | ClusterError> =>
   Option.isSome(config.databaseUrl) ? postgres(config) : sqlite(config)
 
 /** A Sharding stack on our storage and a database, with the engine over it; the stack's services stay visible. */

@@ -5,6 +5,7 @@
  * to that file. Arguments: one JSON object.
  */
 import { NodeRuntime } from "@effect/platform-node"
+import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as ClusterConfig from "../../src/ClusterConfig.js"
@@ -31,7 +32,7 @@ const program = Effect.gen(function*() {
     stateDirectory: args.stateDirectory,
     flags: { databaseUrl: args.databaseUrl, listen: args.listen }
   })
-  const engine = args.role === "single"
+  const engine: Layer.Layer<WorkflowEngine.WorkflowEngine, unknown> = args.role === "single"
     ? ClusterLayers.layerSingle(config)
     : args.role === "team"
     ? ClusterLayers.layerTeam(config)
