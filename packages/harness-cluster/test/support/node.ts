@@ -38,9 +38,11 @@ const program = Effect.gen(function*() {
     ? ClusterLayers.layerTeam(config)
     : ClusterLayers.layerClient(config)
   const work = Effect.gen(function*() {
-    // the engine and the served workflow are up: a test may start the next process
-    fs.mkdirSync(args.stateDirectory, { recursive: true })
-    fs.writeFileSync(`${args.stateDirectory}/ready`, String(process.pid))
+    // a runner's engine and the served workflow are up: a test may start the next process
+    if (args.role !== "client") {
+      fs.mkdirSync(args.stateDirectory, { recursive: true })
+      fs.writeFileSync(`${args.stateDirectory}/ready`, String(process.pid))
+    }
     if (args.submit) yield* AppendRun.execute(run, { discard: true })
     if (args.result !== undefined) {
       const exit = yield* awaitDone(args.id, args.file, args.pauseMillis)
