@@ -5,6 +5,11 @@
  * second runner with `BUSY` naming its pid; a lock whose pid is dead, or that cannot be read (a
  * crash left it damaged), is stale and taken over.
  *
+ * A pid alone can name another process after a reboot or once pids wrap, which would refuse every
+ * runner until someone deleted the lock by hand. So on Linux the record also holds the boot id and
+ * the process's start time (`/proc`); a live pid whose boot or start time differs is stale too.
+ * Where `/proc` is absent the pid alone decides.
+ *
  * The lock is created whole: the record is written to a private file first and then hard-linked to
  * `runner.lock`, which fails when the name exists. So a live runner's lock is never half written,
  * and an unreadable lock is always garbage.
@@ -31,7 +36,11 @@ export const LockRecord = Schema.Struct({
   pid: Schema.Number.pipe(Schema.int(), Schema.positive()),
   address: Schema.String,
   /** Tells this holder's lock from a later one at release. */
-  token: Schema.String
+  token: Schema.String,
+  /** The kernel's boot id when the lock was taken (Linux). */
+  boot: Schema.optional(Schema.String),
+  /** The holder's start time in clock ticks since boot (Linux `/proc/<pid>/stat`, field 22). */
+  started: Schema.optional(Schema.String)
 })
 
 /**
@@ -72,6 +81,30 @@ const isAlive = (pid: number) =>
     }
   })
 
+/** What `/proc` says of the machine's boot and a process's start; `undefined` where it cannot say. */
+const identity = (fs: FileSystem.FileSystem, pid: number) =>
+  Effect.all({
+    boot: fs.readFileString("/proc/sys/kernel/random/boot_id").pipe(
+      Effect.map((text): string | undefined => text.trim()),
+      Effect.orElseSucceed(() => undefined)
+    ),
+    // the command name (field 2) may hold spaces and parentheses: count fields after its last ")"
+    started: fs.readFileString(`/proc/${pid}/stat`).pipe(
+      Effect.map((text): string | undefined => text.slice(text.lastIndexOf(")") + 2).split(" ")[19]),
+      Effect.orElseSucceed(() => undefined)
+    )
+  })
+
+/** Whether the recorded holder is this live process: the pid lives, and its boot and start match where known. */
+const holds = (fs: FileSystem.FileSystem, record: LockRecord) =>
+  Effect.gen(function*() {
+    if (!(yield* isAlive(record.pid))) return false
+    const now = yield* identity(fs, record.pid)
+    const same = (recorded: string | undefined, current: string | undefined) =>
+      recorded === undefined || current === undefined || recorded === current
+    return same(record.boot, now.boot) && same(record.started, now.started)
+  })
+
 const lockFailed = (path: string) => (cause: unknown) =>
   new ClusterError({ code: "LOCK_FAILED", message: `${path}: ${String(cause)}`, cause })
 
@@ -95,7 +128,14 @@ export const acquire = Effect.fn("RunnerLock.acquire")(function*(directory: stri
   const path = (yield* Path.Path).join(directory, fileName)
   const failed = lockFailed(path)
   const token = `${process.pid}-${(yield* Random.nextInt).toString(36)}`
-  const record: LockRecord = { pid: process.pid, address, token }
+  const own = yield* identity(fs, process.pid)
+  const record: LockRecord = {
+    pid: process.pid,
+    address,
+    token,
+    ...(own.boot === undefined ? {} : { boot: own.boot }),
+    ...(own.started === undefined ? {} : { started: own.started })
+  }
   const draft = `${path}.${token}.draft`
 
   const read = fs.readFileString(path).pipe(
@@ -134,7 +174,7 @@ export const acquire = Effect.fn("RunnerLock.acquire")(function*(directory: stri
       if (result._tag === "Held") return
       if (result.text === undefined) continue
       const holder = decodeRecord(result.text)
-      if (Either.isRight(holder) && (yield* isAlive(holder.right.pid))) {
+      if (Either.isRight(holder) && (yield* holds(fs, holder.right))) {
         return yield* new ClusterError({
           code: "BUSY",
           pid: holder.right.pid,

@@ -85,3 +85,45 @@ describe("RunnerLock", () => {
       assert.deepStrictEqual(holder(dir), successor)
     }).pipe(Effect.provide(NodeContext.layer)))
 })
+
+const hasProc = fs.existsSync("/proc/sys/kernel/random/boot_id")
+
+describe.skipIf(!hasProc)("RunnerLock on Linux: the pid's boot and start time", () => {
+  const bootId = () => fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+  // field 22 of /proc/<pid>/stat, counted after the command name's closing parenthesis
+  const startedOf = (pid: number) => {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!
+  }
+
+  it.scoped("a live pid with its own boot and start time holds the lock (BUSY); another boot or start time is stale", () =>
+    Effect.gen(function*() {
+      const other = yield* liveProcess
+      const pid = other.pid!
+      const base = { pid, address: "127.0.0.1:4000", token: "theirs" }
+      const cases: ReadonlyArray<[RunnerLock.LockRecord, "BUSY" | "taken"]> = [
+        [{ ...base, boot: bootId(), started: startedOf(pid) }, "BUSY"],
+        [{ ...base, boot: "00000000-0000-0000-0000-000000000000", started: startedOf(pid) }, "taken"],
+        [{ ...base, boot: bootId(), started: String(Number(startedOf(pid)) + 1) }, "taken"]
+      ]
+      for (const [record, expected] of cases) {
+        const dir = yield* tempDir
+        fs.writeFileSync(lockFile(dir), JSON.stringify(record))
+        const scope = yield* Scope.make()
+        const outcome = yield* RunnerLock.acquire(dir, "127.0.0.1:4001").pipe(
+          Scope.extend(scope),
+          Effect.map(() => "taken" as const),
+          Effect.catchTag("ClusterError", (e) => Effect.succeed(e.code))
+        )
+        assert.strictEqual(outcome, expected, JSON.stringify(record))
+        yield* Scope.close(scope, Exit.void)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("the record names this process's boot and start time", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const held = yield* RunnerLock.acquire(dir, "127.0.0.1:4000")
+      assert.deepStrictEqual([held.record.boot, held.record.started], [bootId(), startedOf(process.pid)])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
