@@ -10,6 +10,9 @@
  * the process's start time (`/proc`); a live pid whose boot or start time differs is stale too.
  * Where `/proc` is absent the pid alone decides.
  *
+ * Taking over a stale lock happens under a second, short-lived guard file (`runner.lock.takeover`),
+ * so two takers that both judged it stale cannot both end up holding it.
+ *
  * The lock is created whole: the record is written to a private file first and then hard-linked to
  * `runner.lock`, which fails when the name exists. So a live runner's lock is never half written,
  * and an unreadable lock is always garbage.
@@ -114,7 +117,7 @@ const reasonOf = (error: unknown) =>
 /** What the attempt found: the lock is ours, or someone else's text to judge. */
 type Attempt = { readonly _tag: "Held" } | { readonly _tag: "Taken"; readonly text: string | undefined }
 
-const maxAttempts = 5
+const maxAttempts = 100
 
 /**
  * Take `runner.lock` in `directory` for this process, advertising `address`. Released (removed if it
@@ -138,11 +141,13 @@ export const acquire = Effect.fn("RunnerLock.acquire")(function*(directory: stri
   }
   const draft = `${path}.${token}.draft`
 
-  const read = fs.readFileString(path).pipe(
-    Effect.map((text): string | undefined => text),
-    Effect.catchIf((e) => reasonOf(e) === "NotFound", () => Effect.succeed(undefined)),
-    Effect.mapError(failed)
-  )
+  const readOf = (file: string) =>
+    fs.readFileString(file).pipe(
+      Effect.map((text): string | undefined => text),
+      Effect.catchIf((e) => reasonOf(e) === "NotFound", () => Effect.succeed(undefined)),
+      Effect.mapError(failed)
+    )
+  const read = readOf(path)
   const attempt = fs.link(draft, path).pipe(
     Effect.as<Attempt>({ _tag: "Held" }),
     Effect.catchIf(
@@ -151,19 +156,33 @@ export const acquire = Effect.fn("RunnerLock.acquire")(function*(directory: stri
     ),
     Effect.mapError(failed)
   )
-  /** Move a stale lock aside; if what was moved is not what was judged stale, put it back. */
+  const guard = `${path}.takeover`
+  /**
+   * Remove a stale lock, one taker at a time: under the `runner.lock.takeover` guard (created whole,
+   * like the lock), and only if the lock still holds the text judged stale. Without the guard, a
+   * taker that judged a lock stale could remove the lock another taker has just created. A guard
+   * whose taker died mid-takeover is itself stale and removed.
+   */
   const takeOver = (seen: string) =>
     Effect.gen(function*() {
-      const aside = `${path}.${token}.stale`
-      const moved = yield* fs.rename(path, aside).pipe(
+      const guarded = yield* fs.link(draft, guard).pipe(
         Effect.as(true),
-        Effect.catchIf((e) => reasonOf(e) === "NotFound", () => Effect.succeed(false)),
+        Effect.catchIf((e) => reasonOf(e) === "AlreadyExists", () => Effect.succeed(false)),
         Effect.mapError(failed)
       )
-      if (!moved) return
-      const text = yield* fs.readFileString(aside).pipe(Effect.mapError(failed))
-      if (text !== seen) yield* fs.link(aside, path).pipe(Effect.ignore)
-      yield* fs.remove(aside).pipe(Effect.mapError(failed))
+      if (!guarded) {
+        const text = yield* readOf(guard)
+        if (text === undefined) return
+        const taker = decodeRecord(text)
+        if (Either.isRight(taker) && (yield* holds(fs, taker.right))) return yield* Effect.sleep("10 millis")
+        return yield* fs.remove(guard).pipe(
+          Effect.catchIf((e) => reasonOf(e) === "NotFound", () => Effect.void),
+          Effect.mapError(failed)
+        )
+      }
+      yield* Effect.gen(function*() {
+        if ((yield* read) === seen) yield* fs.remove(path).pipe(Effect.mapError(failed))
+      }).pipe(Effect.ensuring(fs.remove(guard).pipe(Effect.ignore)))
     })
 
   const take = Effect.gen(function*() {

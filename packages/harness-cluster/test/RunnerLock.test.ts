@@ -74,6 +74,40 @@ describe("RunnerLock", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scopedLive("eight takers race for one stale lock: exactly one holds it, the others are BUSY", () =>
+    Effect.gen(function*() {
+      for (let round = 0; round < 5; round++) {
+        const dir = yield* tempDir
+        fs.writeFileSync(lockFile(dir), JSON.stringify({ pid: deadPid(), address: "127.0.0.1:4000", token: "gone" }))
+        const scope = yield* Scope.make()
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 8 }, (_, i) =>
+            RunnerLock.acquire(dir, `127.0.0.1:${4001 + i}`).pipe(
+              Scope.extend(scope),
+              Effect.map((held) => held.record),
+              Effect.catchTag("ClusterError", (e) => Effect.succeed(e.code))
+            )),
+          { concurrency: "unbounded" }
+        )
+        const winners = outcomes.filter((o) => typeof o !== "string")
+        assert.strictEqual(winners.length, 1, JSON.stringify(outcomes))
+        assert.deepStrictEqual(outcomes.filter((o) => o === "BUSY").length, 7)
+        assert.deepStrictEqual(holder(dir), winners[0])
+        assert.deepStrictEqual(fs.readdirSync(dir), [RunnerLock.fileName])
+        yield* Scope.close(scope, Exit.void)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a takeover guard left by a taker that died mid-takeover is stale too", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      fs.writeFileSync(lockFile(dir), JSON.stringify({ pid: deadPid(), address: "127.0.0.1:4000", token: "gone" }))
+      fs.writeFileSync(`${lockFile(dir)}.takeover`, JSON.stringify({ pid: deadPid(), address: "x:1", token: "died" }))
+      const held = yield* RunnerLock.acquire(dir, "127.0.0.1:4001")
+      assert.deepStrictEqual(holder(dir), held.record)
+      assert.deepStrictEqual(fs.readdirSync(dir), [RunnerLock.fileName])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("release leaves a lock that is no longer ours", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
