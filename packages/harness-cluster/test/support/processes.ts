@@ -40,6 +40,13 @@ export const kill9Pid = (children: ReadonlyArray<ChildProcess>, pid: number) => 
   return kill9(child)
 }
 
+/** Send `signal` to a child found by pid (SIGSTOP / SIGCONT: a hung runner and its wake-up). */
+export const signalPid = (children: ReadonlyArray<ChildProcess>, pid: number, signal: NodeJS.Signals) => {
+  const child = children.find((c) => c.pid === pid)
+  if (child === undefined) return Effect.dieMessage(`no child process ${pid}`)
+  return Effect.sync(() => child.kill(signal))
+}
+
 export const lines = (file: string): ReadonlyArray<string> =>
   fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0) : []
 
