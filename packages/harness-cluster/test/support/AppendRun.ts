@@ -15,7 +15,8 @@ export const AppendRun = Workflow.make({
   idempotencyKey: (payload) => payload.id
 })
 
-const append = (file: string, line: string) => Effect.sync(() => fs.appendFileSync(file, `${line}\n`))
+/** The test activities' work: append one line to a file. */
+export const append = (file: string, line: string) => Effect.sync(() => fs.appendFileSync(file, `${line}\n`))
 
 export const AppendRunLive = AppendRun.toLayer(Effect.fn(function*(payload) {
   yield* Activity.make({ name: "first", execute: append(payload.file, `first ${process.pid}`) })

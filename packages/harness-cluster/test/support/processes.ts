@@ -3,17 +3,20 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 
-const repoRoot = path.resolve(__dirname, "../../../..")
+// a module URL, not `__dirname`: the bench scripts load this file as plain ESM under tsx
+const here = path.dirname(fileURLToPath(import.meta.url))
+const repoRoot = path.resolve(here, "../../../..")
 const tsx = path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")
-const entry = path.join(__dirname, "node.ts")
+const entry = path.join(here, "node.ts")
 
 /** A cluster process (see `node.ts`), killed with the scope if still running. */
 export const start = (args: Record<string, unknown>) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const child = spawn(process.execPath, ["--import", tsx, entry, JSON.stringify(args)], {
-        cwd: path.resolve(__dirname, "../.."),
+        cwd: path.resolve(here, "../.."),
         stdio: ["ignore", "ignore", "pipe"],
         // the upstream variables our layers must not read: set to values that would break the runner
         env: { ...process.env, HOST: "203.0.113.1", PORT: "9", SHARD_LOCK_EXPIRATION: "2 hours" }
