@@ -1,0 +1,3 @@
+import { packageProject } from "../../vitest.shared.ts"
+
+export default packageProject(import.meta.dirname)
