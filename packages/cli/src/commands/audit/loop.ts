@@ -41,6 +41,9 @@ import * as HostSql from "../../HostSql.js"
 import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
+import * as AgentProcess from "./agentProcess.js"
+import type * as Envelope from "./envelope.js"
+import * as ExternalSession from "./externalSession.js"
 import * as Lease from "./lease.js"
 import type { LoopOptions } from "./loopCommand.js"
 import { LOOP_EXECUTABLE } from "./maintenance.js"
@@ -52,10 +55,14 @@ import * as AuditTools from "./tools.js"
 
 const harnessFailure = (e: HarnessError.HarnessError): CommandFailure => cannotRun(e.code, e.message)
 
-/** The loop's model: a role-tagged script, or a real provider. */
+/**
+ * The loop's agents: every role on the built-in harness with a role-tagged script or one real
+ * provider (`--script`, `--model`), or each role on its agent from the operator's role map (ADR 0018).
+ */
 type ModelChoice =
   | { readonly _tag: "Script"; readonly file: string; readonly byRole: Readonly<Record<string, string>> }
   | { readonly _tag: "Model"; readonly spec: string }
+  | { readonly _tag: "Agents"; readonly map: RoleAgents.RoleMap }
 
 /** Split a loop script into one harness script per role (each line names its `role`). */
 const parseScript = (text: string, file: string): Either.Either<Readonly<Record<string, string>>, CommandFailure> => {
@@ -104,7 +111,7 @@ const usedTurns = (store: EventStore.EventStore["Type"], project: string, role: 
     return used
   })
 
-const modelLayer = (choice: ModelChoice, role: string, offset: number) =>
+const modelLayer = (choice: HarnessChoice, role: string, offset: number) =>
   choice._tag === "Model"
     ? Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(choice.spec)), Layer.provide(FetchHttpClient.layer))
     : choice.byRole[role] === undefined
@@ -162,17 +169,22 @@ interface SessionLine {
   readonly charter: string
   readonly dispatch: string
   readonly session: string
+  /** The external agent that ran it (none: the built-in harness). */
+  readonly agent?: string
   readonly status: string
   readonly code: string | null
   readonly revision: readonly [number, number]
 }
 
-/** Run one dispatched session and finish its dispatch. */
-const runSession = (
+/** The choices the built-in harness runs a session with. */
+type HarnessChoice = Exclude<ModelChoice, { readonly _tag: "Agents" }>
+
+/** Run one dispatched session on the built-in harness and finish its dispatch. */
+const runHarnessSession = (
   p: Project.ProjectPaths,
   store: AuditStore.AuditStoreShape,
   events: Context.Context<EventStore.EventStore>,
-  choice: ModelChoice,
+  choice: HarnessChoice,
   lease: string,
   decision: Decision.Decision,
   revision: number
@@ -235,10 +247,94 @@ const runSession = (
     }
   })
 
+/** How long an external session may run, and the grace between SIGTERM and SIGKILL (seconds). */
+interface Limits {
+  readonly timeout: number
+  readonly grace: number
+}
+
+/** A session that did not end well: the loop stops and says why (exit 1). */
+interface Ran {
+  readonly line: SessionLine
+  readonly failure: { readonly stop: string; readonly detail: string } | undefined
+}
+
+/** Run one dispatched session on its role's agent. */
+const runSession = (
+  p: Project.ProjectPaths,
+  store: AuditStore.AuditStoreShape,
+  events: Context.Context<EventStore.EventStore>,
+  ctx: { readonly choice: ModelChoice; readonly lease: string; readonly stateDir: string; readonly limits: Limits },
+  decision: Decision.Decision,
+  revision: number
+) =>
+  Effect.gen(function*() {
+    const { choice } = ctx
+    const rc = Decision.roleAndCharter(decision)
+    const construal = decision.kind === "run-construal" ? (decision.detail as ReadonlyArray<string>) : undefined
+    const role = rc?.role ?? construal![0]!
+    const mapped = choice._tag === "Agents" ? choice.map[role.toLowerCase() as RoleAgents.Role].agent : undefined
+    if (mapped === undefined || mapped.agent === "steward") {
+      const harness: HarnessChoice = mapped === undefined
+        ? choice as HarnessChoice
+        : { _tag: "Model", spec: mapped.model }
+      const ran = yield* runHarnessSession(p, store, events, harness, ctx.lease, decision, revision)
+      const failed = ran.outcome.status === "failed"
+      return {
+        line: ran.line,
+        failure: failed
+          ? {
+            stop: `stop: ${role} session failed (${ran.outcome.code}): ${ran.outcome.reason ?? "no reason given"}`,
+            detail: `\`steward session show ${ran.line.session}\` has its transcript`
+          }
+          : undefined
+      } satisfies Ran
+    }
+    const ended = yield* ExternalSession.run({
+      p,
+      store,
+      stateDir: ctx.stateDir,
+      lease: ctx.lease,
+      agent: mapped,
+      role: role as Envelope.Opened["role"],
+      charter: rc?.charter ?? construal![1]!,
+      stateRevision: revision,
+      timeout: `${ctx.limits.timeout} seconds`,
+      grace: `${ctx.limits.grace} seconds`,
+      cancel: Effect.provide(Lease.cancelRequested(p), yield* Effect.context<FileSystem.FileSystem>())
+    })
+    const outcome = ended.envelope.outcome
+    const after = yield* store.load.pipe(Effect.mapError((e) => cannotRun(e.code, e.message)))
+    return {
+      line: {
+        n: 0,
+        role,
+        charter: rc?.charter ?? construal![1]!,
+        dispatch: ended.session,
+        session: ended.session,
+        agent: mapped.agent,
+        status: outcome,
+        code: null,
+        revision: [revision, after.state_revision] as const
+      },
+      failure: outcome === "ok" ? undefined : {
+        stop: `stop: ${role} session on ${mapped.agent} ended ${outcome} (exit status ${
+          ended.envelope.exit_status ?? "none"
+        }); nothing it changed was applied`,
+        detail: [
+          ended.quarantine === null
+            ? "it changed nothing in the workspace"
+            : `its changes are in ${nodePath.relative(p.project, ended.quarantine)}/ (manifest.json)`,
+          `its redacted log: ${ended.log}`
+        ].join("; ")
+      }
+    } satisfies Ran
+  })
+
 const renderLine = (l: SessionLine): string =>
-  `session ${l.n}: ${l.role} (${l.charter}) — dispatch ${l.dispatch}, harness session ${l.session} settled ${l.status}${
-    l.code === null ? "" : `{${l.code}}`
-  }; state revision ${l.revision[0]} -> ${l.revision[1]}`
+  `session ${l.n}: ${l.role} (${l.charter}) — dispatch ${l.dispatch}, ${
+    l.agent === undefined ? `harness session ${l.session} settled` : `${l.agent} session ended`
+  } ${l.status}${l.code === null ? "" : `{${l.code}}`}; state revision ${l.revision[0]} -> ${l.revision[1]}`
 
 /** A loop-control number from orchestrator.conf (`max_sessions`, `loop_progress_limit`). */
 const confNumber = (p: Project.ProjectPaths, key: string, fallback: number) =>
@@ -277,7 +373,8 @@ interface LoopArgs {
   readonly project: Option.Option<string>
   readonly step: boolean
   readonly maxSessions: Option.Option<number>
-  readonly choice: ModelChoice
+  /** `undefined`: each role on its agent from the role map. */
+  readonly choice: HarnessChoice | undefined
 }
 
 const loopBody = (a: LoopArgs) =>
@@ -287,7 +384,12 @@ const loopBody = (a: LoopArgs) =>
     const progressLimit = yield* confNumber(p, "loop_progress_limit", 2)
     const state = yield* StateDir.open(a.stateDir)
     // the role map is the operator's, never the subject's: a role key in audit/ stops the loop here
-    yield* loadRoleMap(p, state)
+    const map = yield* loadRoleMap(p, state)
+    const choice: ModelChoice = a.choice ?? { _tag: "Agents", map }
+    const limits = {
+      timeout: yield* confNumber(p, "session_timeout", 1800),
+      grace: yield* confNumber(p, "session_grace", 10)
+    }
     return yield* withStore(p, false, (store) =>
       Effect.scoped(Effect.gen(function*() {
         const lease = yield* Effect.acquireRelease(Lease.acquire(p, "orchestrator"), (nonce) => Lease.release(p, nonce))
@@ -299,6 +401,7 @@ const loopBody = (a: LoopArgs) =>
           )
         )
         const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
+        const session = { choice, lease, stateDir: state.path, limits }
         const lines: Array<SessionLine> = []
         let stall = 0
         let last: { readonly kind: string; readonly digest: string } | undefined
@@ -340,17 +443,11 @@ const loopBody = (a: LoopArgs) =>
           }
           last = { kind: decision.kind, digest }
           yield* Output.progress(a.json, `running ${decision.kind} (${lines.length + 1}/${maxSessions})…`)
-          const ran = yield* runSession(p, store, base, a.choice, lease, decision, doc.state_revision)
+          const ran = yield* runSession(p, store, base, session, decision, doc.state_revision)
           const line = { ...ran.line, n: lines.length + 1 }
           lines.push(line)
           if (!a.json) yield* Console.log(renderLine(line))
-          if (ran.outcome.status === "failed") {
-            return yield* stop(
-              `stop: ${line.role} session failed (${ran.outcome.code}): ${ran.outcome.reason ?? "no reason given"}`,
-              `\`steward session show ${line.session}\` has its transcript`,
-              true
-            )
-          }
+          if (ran.failure !== undefined) return yield* stop(ran.failure.stop, ran.failure.detail, true)
         }
       })).pipe(Effect.catchTag("HarnessError", (e) => Effect.fail(harnessFailure(e)))))
   })
@@ -363,8 +460,12 @@ const loopBody = (a: LoopArgs) =>
  */
 export const run = (a: LoopOptions) =>
   Effect.gen(function*() {
-    if (Option.isSome(a.script) === Option.isSome(a.model)) {
-      return yield* cannotRun("usage", "give exactly one of --script FILE or --model PROVIDER:MODEL")
+    if ([Option.isSome(a.script), Option.isSome(a.model), a.agents].filter(Boolean).length !== 1) {
+      return yield* cannotRun(
+        "usage",
+        "give exactly one of --script FILE or --model PROVIDER:MODEL (every role on the built-in harness), " +
+          "or --agents (each role on its agent from the profile's role map)"
+      )
     }
     const max = Option.getOrUndefined(a.maxSessions)
     if (max !== undefined && (max < 0 || max > 10000)) {
@@ -372,12 +473,12 @@ export const run = (a: LoopOptions) =>
         option: "--max-sessions"
       })
     }
-    let choice: ModelChoice
+    let choice: HarnessChoice | undefined
     if (Option.isSome(a.model)) {
       yield* Effect.mapError(Providers.parseSpec(a.model.value), harnessFailure)
       choice = { _tag: "Model", spec: a.model.value }
-    } else {
-      const file = nodePath.resolve(Option.getOrThrow(a.script))
+    } else if (Option.isSome(a.script)) {
+      const file = nodePath.resolve(a.script.value)
       const text = yield* ScriptFile.read(file)
       const byRole = yield* parseScript(text, file)
       for (const [role, turns] of Object.entries(byRole)) {
@@ -385,7 +486,7 @@ export const run = (a: LoopOptions) =>
       }
       choice = { _tag: "Script", file, byRole }
     }
-    const result = yield* loopBody({ ...a, choice })
+    const result = yield* loopBody({ ...a, choice }).pipe(Effect.provide(AgentProcess.layer))
     yield* Output.result(a.json, result, (r) => [r.stop, r.detail].join("\n"))
     if (result.failed) return yield* new NegativeResult({ reason: result.stop })
   })

@@ -10,8 +10,9 @@ import * as Next from "@steward/audit-state/Next"
 import * as Project from "@steward/audit-state/Project"
 import * as State from "@steward/audit-state/State"
 import type * as Verbs from "@steward/audit-state/Verbs"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type * as Types from "effect/Types"
 import * as BoundedFile from "../../BoundedFile.js"
 import { cannotRun } from "../../CliError.js"
@@ -103,7 +104,14 @@ export const writeVerb = (
 ) =>
   withStore(p, false, (store) =>
     Effect.gen(function*() {
-      const applied = yield* applyVerb(p, store, request, { expectRevision: u(expect) })
+      // a session the loop dispatched writes under the loop's lease (xcheck's XCHECK_LOCK_INHERITED)
+      const inherited = yield* Config.option(Config.nonEmptyString("STEWARD_AUDIT_LOCK_INHERITED")).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      const applied = yield* applyVerb(p, store, request, {
+        expectRevision: u(expect),
+        lease: Option.getOrUndefined(inherited)
+      })
       yield* Output.result(
         json,
         {
