@@ -193,6 +193,10 @@ describe.skipIf(skip !== undefined)(
               fs.readFileSync(path.join(project, "src/core.py"), "utf8"),
               "def core(x):\n    return x + 1\n"
             )
+            // the event chain verifies: recover finds it intact and nothing to repair
+            const recover = yield* runCli(["audit", "recover", ...at, "--json"])
+            assert.strictEqual(recover.exitCode, 0, recover.stdout + recover.stderr)
+            assert.include(recover.stdout, "the event stream is intact")
             const lint = yield* runCli(["audit", "lint", ...at])
             assert.strictEqual(lint.exitCode, 0, lint.stdout)
           } finally {
