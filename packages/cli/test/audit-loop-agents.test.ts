@@ -273,6 +273,17 @@ describe("steward audit loop --agents", () => {
       const doc = yield* exportState(s.project)
       assert.strictEqual(doc.sessions.at(-1).outcome, "cancelled")
       assert.isTrue(fs.existsSync(path.join(s.project, "audit/quarantine", doc.sessions.at(-1).session_id)))
+
+      // the loop itself interrupted mid-session (Ctrl-C): the session is undone and its dispatch finished
+      const interrupted = yield* Effect.fork(runCli(["audit", "loop", "--agents", ...s.at, "--json"]))
+      while (!fs.existsSync(marker)) yield* Effect.sleep("50 millis")
+      yield* Fiber.interrupt(interrupted)
+      assert.isFalse(fs.existsSync(marker), "the interrupted session's file is gone")
+      const after = yield* exportState(s.project)
+      assert.strictEqual(after.sessions.length, doc.sessions.length + 1)
+      assert.strictEqual(after.sessions.at(-1).outcome, "cancelled")
+      assert.isTrue(fs.existsSync(path.join(s.project, "audit/quarantine", after.sessions.at(-1).session_id)))
+      assert.isFalse(fs.existsSync(path.join(s.project, "audit/.lock")), "the lease is released")
     }))
 
   it.effect("--agents with a missing agent binary names it; --agents with --script is a usage error", () =>

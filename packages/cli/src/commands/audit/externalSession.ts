@@ -106,6 +106,28 @@ const classify = (result: AgentProcess.Result, log: Uint8Array): AgentProcess.Ou
     ? "provider-error"
     : result.outcome
 
+/**
+ * After a session: the diff against its snapshot, quarantined and undone unless the outcome is
+ * `ok`; the snapshot's stored bytes are removed either way.
+ */
+const settleWorkspace = (
+  snapshot: Snapshot.Snapshot,
+  outcome: AgentProcess.Outcome,
+  about: { readonly p: Project.ProjectPaths; readonly session: string; readonly role: string }
+) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const changes = yield* Snapshot.diff(snapshot)
+    let quarantine: string | null = null
+    if (outcome !== "ok" && changes.length > 0) {
+      quarantine = nodePath.join(about.p.audit, "quarantine", about.session)
+      yield* Snapshot.quarantine(snapshot, changes, quarantine, { session: about.session, role: about.role, outcome })
+      yield* Snapshot.restore(snapshot, changes)
+    }
+    yield* fs.remove(snapshot.blobs, { recursive: true }).pipe(Effect.ignore)
+    return { changes, quarantine }
+  })
+
 const storeFailure = (e: { readonly code: string; readonly message: string }) => cannotRun(e.code, e.message)
 
 /**
@@ -185,19 +207,26 @@ export const run = Effect.fn("ExternalSession.run")(function*(input: Input) {
       grace: input.grace,
       exitOutcomes: launch.exitOutcomes,
       cancel: input.cancel
-    }).pipe(Effect.mapError((e) => cannotRun(e.code, e.message)))
+    }).pipe(
+      Effect.mapError((e) => cannotRun(e.code, e.message)),
+      // the loop itself is stopped (Ctrl-C): the group is already killed; the session is undone
+      // and its dispatch finished as cancelled before the loop lets go
+      Effect.onInterrupt(() =>
+        settleWorkspace(snapshot, "cancelled", { p, session, role: input.role }).pipe(
+          Effect.zipRight(input.store.finishDispatch({
+            sessionId: session,
+            outcome: "cancelled",
+            note: "the loop was interrupted while the session ran; its changes were quarantined and undone"
+          })),
+          Effect.ignore
+        )
+      )
+    )
     const log = Redact.redact(result.log, env)
     const logFile = nodePath.join(sessionDir, "session.log")
     yield* fs.writeFile(logFile, log).pipe(Effect.mapError((e) => cannotRun("io", e.message)))
     const outcome = classify(result, log)
-    const changes = yield* Snapshot.diff(snapshot)
-    let quarantine: string | null = null
-    if (outcome !== "ok" && changes.length > 0) {
-      quarantine = nodePath.join(p.audit, "quarantine", session)
-      yield* Snapshot.quarantine(snapshot, changes, quarantine, { session, role: input.role, outcome })
-      yield* Snapshot.restore(snapshot, changes)
-    }
-    yield* fs.remove(snapshot.blobs, { recursive: true }).pipe(Effect.ignore)
+    const { changes, quarantine } = yield* settleWorkspace(snapshot, outcome, { p, session, role: input.role })
     const envelope = Envelope.finish(opened, { ...result, outcome }, Project.subjectHead(p.project) ?? "unknown", log)
     return { session, envelope, log: logFile, quarantine, changes: changes.length } satisfies Ended
   }).pipe(
