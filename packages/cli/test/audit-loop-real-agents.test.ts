@@ -204,6 +204,7 @@ describe.skipIf(skip !== undefined)(
             Object.assign(process.env, saved)
             Agents.stopServers(s)
             yield* Effect.promise(() => server.close())
+            fs.rmSync(s.root, { recursive: true, force: true })
           }
         }),
       300_000

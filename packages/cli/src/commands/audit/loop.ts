@@ -1,8 +1,9 @@
 /**
- * `steward audit loop [--step] [--max-sessions N] (--script FILE | --model PROVIDER:MODEL)`:
+ * `steward audit loop [--step] [--max-sessions N] (--script FILE | --model PROVIDER:MODEL | --agents)`:
  * xcheck's main job. Under the project's lease, each `next` that names a session opens a dispatch,
- * runs the session as a governed harness session whose only writes are the audit verbs (see
- * `tools.ts`), and finishes the dispatch with the session's outcome — until the next decision
+ * runs the session — as a governed harness session whose only writes are the audit verbs (see
+ * `tools.ts`), or with `--agents` on its role's agent CLI (`externalSession.ts`, ADR 0018) — and
+ * finishes the dispatch with the session's outcome — until the next decision
  * needs the person (printed with what they must decide; exit 0), `--step` ran its one session,
  * `--max-sessions` is reached, or sessions stop making progress. A session that fails exits 1.
  *
