@@ -22,6 +22,7 @@ type Step =
   | { readonly say: string }
   | { readonly sleep: number }
   | { readonly exit: number }
+  | { readonly git: ReadonlyArray<string> }
 
 /** A git subject with one file, an audit with one queued pass, and a state dir holding the role map. */
 const setup = () =>
@@ -284,6 +285,55 @@ describe("steward audit loop --agents", () => {
       assert.strictEqual(after.sessions.at(-1).outcome, "cancelled")
       assert.isTrue(fs.existsSync(path.join(s.project, "audit/quarantine", after.sessions.at(-1).session_id)))
       assert.isFalse(fs.existsSync(path.join(s.project, "audit/.lock")), "the lease is released")
+    }))
+
+  it.live("a remediator that commits then exits non-zero: HEAD, branch, index and tree as before, its commit quarantined", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      s.play("auditor", "codex", "gpt-scripted", auditor(s.project))
+      yield* auditAndTriage(s)
+      const git = (...args: Array<string>) =>
+        execFileSync("git", args, { cwd: s.project, encoding: "utf8", stdio: "pipe" }).trim()
+      const before = {
+        head: git("rev-parse", "HEAD"),
+        branch: git("symbolic-ref", "HEAD"),
+        index: fs.readFileSync(path.join(s.project, ".git/index")),
+        status: git("status", "--porcelain")
+      }
+      s.play("remediator", "claude-code", "claude-scripted", [
+        { write: { path: "src/core.py", text: FIXED } },
+        { git: ["commit", "-qam", "the session's fix"] },
+        { git: ["checkout", "-qb", "session-branch"] },
+        { write: { path: "src/staged.py", text: "staged\n" } },
+        { git: ["add", "src/staged.py"] },
+        { exit: 3 }
+      ])
+      const run = yield* runCli(["audit", "loop", "--agents", ...s.at, "--json"])
+      assert.strictEqual(run.exitCode, 1, run.stderr)
+      assert.include(run.json().stop, "ended crash")
+      assert.strictEqual(git("rev-parse", "HEAD"), before.head, "HEAD is back")
+      assert.strictEqual(git("symbolic-ref", "HEAD"), before.branch, "on the branch it was on")
+      assert.strictEqual(git("rev-parse", before.branch), before.head, "the branch is back")
+      assert.strictEqual(git("branch", "--list", "session-branch"), "", "the branch the session made is gone")
+      assert.isTrue(before.index.equals(fs.readFileSync(path.join(s.project, ".git/index"))), "the index is back")
+      assert.strictEqual(git("status", "--porcelain"), before.status, "the tree is back")
+      assert.strictEqual(fs.readFileSync(path.join(s.project, "src/core.py"), "utf8"), SOURCE)
+
+      const doc = yield* exportState(s.project)
+      const envelope = doc.sessions.at(-1)
+      assert.notStrictEqual(envelope.head_after, envelope.head_before, "the envelope shows the session's HEAD")
+      const bundle = path.join(s.project, "audit", "quarantine", envelope.session_id)
+      const manifest = JSON.parse(fs.readFileSync(path.join(bundle, "manifest.json"), "utf8"))
+      assert.strictEqual(manifest.git.bundle, "commits.bundle")
+      assert.deepStrictEqual(manifest.git.refs.map((r: any) => [r.ref, r.before]), [
+        [before.branch, before.head],
+        ["refs/heads/session-branch", null]
+      ])
+      // the commit is kept: the bundle verifies against the project and its tip is the session's fix
+      git("bundle", "verify", path.join(bundle, "commits.bundle"))
+      const tip = git("bundle", "list-heads", path.join(bundle, "commits.bundle"), before.branch).split(" ")[0]!
+      assert.strictEqual(git("log", "-1", "--format=%s", tip), "the session's fix")
+      assert.strictEqual(git("show", `${tip}:src/core.py`), FIXED.trim())
     }))
 
   it.effect("--agents with a missing agent binary names it; --agents with --script is a usage error", () =>

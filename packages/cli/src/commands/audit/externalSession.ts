@@ -26,6 +26,7 @@ import * as SandboxRewrite from "../../hooks/SandboxRewrite.js"
 import * as AgentCli from "./agentCli.js"
 import * as AgentProcess from "./agentProcess.js"
 import * as Envelope from "./envelope.js"
+import * as GitState from "./gitState.js"
 import * as Redact from "./redact.js"
 import * as RoleAgents from "./roleAgents.js"
 import * as Snapshot from "./workspaceSnapshot.js"
@@ -106,26 +107,44 @@ const classify = (result: AgentProcess.Result, log: Uint8Array): AgentProcess.Ou
     ? "provider-error"
     : result.outcome
 
+/** The session's commits in its quarantine bundle (`git fetch` reads it). */
+const COMMITS_BUNDLE = "commits.bundle"
+
 /**
- * After a session: the diff against its snapshot, quarantined and undone unless the outcome is
- * `ok`; the snapshot's stored bytes are removed either way.
+ * After a session: the diff against its snapshot and what it moved in git, quarantined and undone
+ * unless the outcome is `ok` (its commits bundled, ADR 0022); the snapshot's stored bytes are
+ * removed either way.
  */
 const settleWorkspace = (
   snapshot: Snapshot.Snapshot,
+  gitBefore: GitState.GitState | undefined,
   outcome: AgentProcess.Outcome,
   about: { readonly p: Project.ProjectPaths; readonly session: string; readonly role: string }
 ) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const changes = yield* Snapshot.diff(snapshot)
+    const gitAfter = gitBefore === undefined ? undefined : yield* GitState.capture(gitBefore.root)
+    const moved = gitBefore === undefined || gitAfter === undefined ? undefined : GitState.moved(gitBefore, gitAfter)
     let quarantine: string | null = null
-    if (outcome !== "ok" && changes.length > 0) {
+    if (outcome !== "ok" && (changes.length > 0 || moved !== undefined)) {
       quarantine = nodePath.join(about.p.audit, "quarantine", about.session)
-      yield* Snapshot.quarantine(snapshot, changes, quarantine, { session: about.session, role: about.role, outcome })
+      const bundled = gitBefore !== undefined && moved !== undefined &&
+        (yield* GitState.bundle(gitBefore, moved, nodePath.join(quarantine, COMMITS_BUNDLE)))
+      yield* Snapshot.quarantine(snapshot, changes, quarantine, {
+        session: about.session,
+        role: about.role,
+        outcome,
+        git: moved === undefined ? null : { ...moved, bundle: bundled ? COMMITS_BUNDLE : null }
+      })
+      if (gitBefore !== undefined && moved !== undefined) yield* GitState.restore(gitBefore, moved)
       yield* Snapshot.restore(snapshot, changes)
     }
     yield* fs.remove(snapshot.blobs, { recursive: true }).pipe(Effect.ignore)
-    return { changes, quarantine }
+    return {
+      changes: changes.length + (moved === undefined ? 0 : moved.refs.length + (moved.index ? 1 : 0)),
+      quarantine
+    }
   })
 
 const storeFailure = (e: { readonly code: string; readonly message: string }) => cannotRun(e.code, e.message)
@@ -192,6 +211,7 @@ export const run = Effect.fn("ExternalSession.run")(function*(input: Input) {
     STEWARD_AUDIT_PROJECT: p.project
   }
   const ran = yield* Effect.gen(function*() {
+    const gitBefore = yield* GitState.capture(p.project)
     const snapshot = yield* Snapshot.take(
       p.project,
       excludedPaths(p, input.stateDir),
@@ -212,7 +232,7 @@ export const run = Effect.fn("ExternalSession.run")(function*(input: Input) {
       // the loop itself is stopped (Ctrl-C): the group is already killed; the session is undone
       // and its dispatch finished as cancelled before the loop lets go
       Effect.onInterrupt(() =>
-        settleWorkspace(snapshot, "cancelled", { p, session, role: input.role }).pipe(
+        settleWorkspace(snapshot, gitBefore, "cancelled", { p, session, role: input.role }).pipe(
           Effect.zipRight(input.store.finishDispatch({
             sessionId: session,
             outcome: "cancelled",
@@ -226,9 +246,15 @@ export const run = Effect.fn("ExternalSession.run")(function*(input: Input) {
     const logFile = nodePath.join(sessionDir, "session.log")
     yield* fs.writeFile(logFile, log).pipe(Effect.mapError((e) => cannotRun("io", e.message)))
     const outcome = classify(result, log)
-    const { changes, quarantine } = yield* settleWorkspace(snapshot, outcome, { p, session, role: input.role })
-    const envelope = Envelope.finish(opened, { ...result, outcome }, Project.subjectHead(p.project) ?? "unknown", log)
-    return { session, envelope, log: logFile, quarantine, changes: changes.length } satisfies Ended
+    // HEAD after is the session's, read before a quarantine puts it back
+    const headAfter = Project.subjectHead(p.project) ?? "unknown"
+    const { changes, quarantine } = yield* settleWorkspace(snapshot, gitBefore, outcome, {
+      p,
+      session,
+      role: input.role
+    })
+    const envelope = Envelope.finish(opened, { ...result, outcome }, headAfter, log)
+    return { session, envelope, log: logFile, quarantine, changes } satisfies Ended
   }).pipe(
     // the dispatch was opened: whatever failed after, it is finished as a crash saying what
     Effect.tapError((e) =>
