@@ -95,11 +95,12 @@ const remediator = (project: string): ReadonlyArray<Step> => [
     ...verb(project, "record-fix", "F-0001", "--session", "0123456789abcdef", "--plan", "RP-0001"),
     mustSucceed: false
   },
-  verb(project, "record-fix", "F-0001", "--session", "$SESSION", "--plan", "RP-0001")
+  // --session omitted: the verb takes the open dispatch's (issue 39 item 2)
+  verb(project, "record-fix", "F-0001", "--plan", "RP-0001")
 ]
 
 const verifier = (project: string): ReadonlyArray<Step> => [
-  verb(project, "record-verdict", "F-0001", "--verdict", "closed", "--session", "$SESSION", "--reason", "re-read")
+  verb(project, "record-verdict", "F-0001", "--verdict", "closed", "--reason", "re-read")
 ]
 
 /** Run the cycle up to the remediator: audit, then the person's triage. */
@@ -185,7 +186,11 @@ describe("steward audit loop --agents", () => {
         path.join(s.state, "audit-sessions", doc.sessions[1].session_id, "session.log"),
         "utf8"
       )
-      assert.include(remediation, "the session dispatched for this write is", "another session id was refused")
+      assert.include(
+        remediation,
+        `--session claims session 0123456789abcdef, but this process runs in dispatch ${doc.sessions[1].session_id}`,
+        "another session id was refused"
+      )
 
       const metrics = yield* runCli(["audit", "metrics", "--project", s.project, "--json"])
       assert.deepStrictEqual(metrics.json().independence.by_level, { "cross-provider": 1 })
@@ -353,5 +358,16 @@ describe("steward audit loop --agents", () => {
       assert.include(missing.errorJson().error.message, "/nonexistent/codex")
       const doc = yield* exportState(s.project)
       assert.deepStrictEqual(doc.sessions ?? [], [], "nothing was dispatched")
+    }))
+
+  it.effect("record-fix without --session outside a dispatch: refused naming --session, nothing written", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const before = yield* exportState(s.project)
+      const run = yield* runCli(["audit", "record-fix", "F-0001", "--project", s.project, "--json"])
+      assert.strictEqual(run.exitCode, 2, run.stderr)
+      assert.include(run.errorJson().error.message, "--session")
+      assert.include(run.errorJson().error.message, "no dispatch is open")
+      assert.deepStrictEqual(yield* exportState(s.project), before)
     }))
 })

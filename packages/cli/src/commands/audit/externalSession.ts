@@ -85,8 +85,9 @@ export const promptFor = (role: string, charter: string, session: string, projec
     `You are the ${role} of this audit (xcheck's protocol). Your dispatch is session ${session}.`,
     `Your charter: <<<CHARTER>>>${charter}<<<END CHARTER>>>`,
     `Read the state with \`${steward} status ${at}\` and the audited material in this workspace.`,
-    `You change the audit only through its verbs (\`${steward} --help\` lists them), each with ${at}`,
-    `and, where a verb takes one, --session ${session}. A refused verb tells you why.`,
+    `You change the audit only through its verbs (\`${steward} --help\` lists them), each with ${at};`,
+    "record-fix and record-verdict take this session from your dispatch (no --session needed).",
+    "A refused verb tells you why.",
     "When your charter is done, say what you did and stop."
   ].join("\n")
 }

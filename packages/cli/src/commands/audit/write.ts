@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Types from "effect/Types"
 import * as BoundedFile from "../../BoundedFile.js"
-import { cannotRun } from "../../CliError.js"
+import { cannotRun, refused } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Lease from "./lease.js"
 import { common, expectRevision, resolveProject, u } from "./options.js"
@@ -95,6 +95,45 @@ export const applyVerb = (
     return applied
   })
 
+/**
+ * The `--session` of `record-fix` / `record-verdict` when it was omitted: the verb takes the open
+ * dispatch's (ADR 0023).
+ *
+ * @internal
+ */
+export const SESSION_OF_DISPATCH = ""
+
+/**
+ * Bind an omitted `--session` to the dispatch the verb runs under: the loop's
+ * `STEWARD_AUDIT_SESSION`, else the open dispatch record; neither is a usage error naming
+ * `--session`. A given `--session` other than `STEWARD_AUDIT_SESSION` is refused (and one other
+ * than the open dispatch's is refused by the binding itself).
+ */
+const bindSession = (store: AuditStore.AuditStoreShape, request: Verbs.VerbRequestText, env: string | undefined) =>
+  Effect.gen(function*() {
+    if (request.verb !== "record-fix" && request.verb !== "record-verdict") return request
+    if (request.session !== SESSION_OF_DISPATCH) {
+      if (env !== undefined && request.session !== env) {
+        return yield* refused(
+          "refused",
+          `--session claims session ${request.session}, but this process runs in dispatch ${env} (STEWARD_AUDIT_SESSION); provenance is bound to the open dispatch — omit --session or pass ${env}`
+        )
+      }
+      return request
+    }
+    const doc = yield* store.load
+    const open = doc === undefined ? undefined : State.openDispatch(doc)
+    const session = env ?? open?.session_id
+    if (session === undefined) {
+      return yield* cannotRun(
+        "usage",
+        `${request.verb} needs --session: no dispatch is open and STEWARD_AUDIT_SESSION is not set`,
+        { option: "--session" }
+      )
+    }
+    return { ...request, session }
+  })
+
 /** A write verb: drift check, one transaction, views re-rendered, one line (or JSON) printed. */
 export const writeVerb = (
   json: boolean,
@@ -108,7 +147,11 @@ export const writeVerb = (
       const inherited = yield* Config.option(Config.nonEmptyString("STEWARD_AUDIT_LOCK_INHERITED")).pipe(
         Effect.orElseSucceed(() => Option.none<string>())
       )
-      const applied = yield* applyVerb(p, store, request, {
+      const session = yield* Config.option(Config.nonEmptyString("STEWARD_AUDIT_SESSION")).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      const bound = yield* bindSession(store, request, Option.getOrUndefined(session))
+      const applied = yield* applyVerb(p, store, bound, {
         expectRevision: u(expect),
         lease: Option.getOrUndefined(inherited)
       })
