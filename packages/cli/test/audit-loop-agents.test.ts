@@ -3,6 +3,8 @@ import { Effect, Fiber } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { runCli } from "./harness.js"
@@ -339,6 +341,56 @@ describe("steward audit loop --agents", () => {
       const tip = git("bundle", "list-heads", path.join(bundle, "commits.bundle"), before.branch).split(" ")[0]!
       assert.strictEqual(git("log", "-1", "--format=%s", tip), "the session's fix")
       assert.strictEqual(git("show", `${tip}:src/core.py`), FIXED.trim())
+    }))
+
+  it.scopedLive("audit cancel stops a session on the built-in harness (steward agent): cancelled, its changes quarantined", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      s.play("auditor", "codex", "gpt-scripted", auditor(s.project))
+      yield* auditAndTriage(s)
+      // the remediator on Steward's own harness, its provider a local server that never answers
+      const calls: Array<http.ServerResponse> = []
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<http.Server>((resolve) => {
+            const srv = http.createServer((_request, response) => void calls.push(response))
+            srv.listen(0, "127.0.0.1", () => resolve(srv))
+          })
+        ),
+        (srv) => Effect.sync(() => (srv.closeAllConnections(), srv.close()))
+      )
+      const vars = {
+        OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        OPENAI_API_KEY: "test-key"
+      }
+      yield* Effect.acquireRelease(
+        Effect.sync(() => Object.assign(process.env, vars)),
+        () => Effect.sync(() => Object.keys(vars).forEach((k) => delete process.env[k]))
+      )
+      const config = path.join(s.state, "config.json")
+      const profile = JSON.parse(fs.readFileSync(config, "utf8"))
+      profile.extensions.audit.agents.remediator = { agent: "steward", model: "openai:gpt-hangs" }
+      fs.writeFileSync(config, JSON.stringify(profile))
+
+      const loop = yield* Effect.fork(runCli(["audit", "loop", "--agents", ...s.at, "--json"]))
+      while (calls.length === 0) yield* Effect.sleep("50 millis")
+      // something changed in the workspace while the session ran: it is the session's, not applied
+      fs.writeFileSync(path.join(s.project, "src/during.txt"), "x\n")
+      const cancel = yield* runCli(["audit", "cancel", "--project", s.project])
+      assert.strictEqual(cancel.exitCode, 0, cancel.stderr)
+      const run = yield* Fiber.join(loop)
+      assert.strictEqual(run.exitCode, 1, run.stderr)
+      assert.include(run.json().stop, "cancelled")
+      assert.deepStrictEqual(run.json().sessions.map((l: any) => l.role), ["Remediator"], "the loop stops there")
+      assert.isFalse(fs.existsSync(path.join(s.project, "src/during.txt")), "the change is undone")
+      const doc = yield* exportState(s.project)
+      const envelope = doc.sessions.at(-1)
+      assert.deepStrictEqual([envelope.role, envelope.outcome], ["Remediator", "cancelled"])
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(s.project, "audit/quarantine", envelope.session_id, "manifest.json"), "utf8")
+      )
+      assert.deepStrictEqual(manifest.changes.map((c: any) => [c.path, c.change]), [["src/during.txt", "added"]])
+      assert.isFalse(fs.existsSync(path.join(s.project, "audit/.lock")), "the lease is released")
     }))
 
   it.effect("--agents with a missing agent binary names it; --agents with --script is a usage error", () =>

@@ -92,8 +92,12 @@ export const promptFor = (role: string, charter: string, session: string, projec
   ].join("\n")
 }
 
-/** Paths inside the project that are not the session's workspace. */
-const excludedPaths = (p: Project.ProjectPaths, stateDir: string): ReadonlyArray<string> =>
+/**
+ * Paths inside the project that are not the session's workspace.
+ *
+ * @internal
+ */
+export const excludedPaths = (p: Project.ProjectPaths, stateDir: string): ReadonlyArray<string> =>
   [".git", p.audit, stateDir]
     .map((d) => nodePath.isAbsolute(d) ? nodePath.relative(p.project, d) : d)
     .filter((rel) => rel !== "" && !rel.startsWith("..") && !nodePath.isAbsolute(rel))
@@ -115,11 +119,13 @@ const COMMITS_BUNDLE = "commits.bundle"
  * After a session: the diff against its snapshot and what it moved in git, quarantined and undone
  * unless the outcome is `ok` (its commits bundled, ADR 0022); the snapshot's stored bytes are
  * removed either way.
+ *
+ * @internal
  */
-const settleWorkspace = (
+export const settleWorkspace = (
   snapshot: Snapshot.Snapshot,
   gitBefore: GitState.GitState | undefined,
-  outcome: AgentProcess.Outcome,
+  outcome: string,
   about: { readonly p: Project.ProjectPaths; readonly session: string; readonly role: string }
 ) =>
   Effect.gen(function*() {

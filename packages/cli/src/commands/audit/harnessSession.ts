@@ -24,10 +24,14 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"
+import * as nodePath from "node:path"
 import { cannotRun, type CommandFailure } from "../../CliError.js"
+import { excludedPaths, settleWorkspace } from "./externalSession.js"
+import * as GitState from "./gitState.js"
 import { LOOP_EXECUTABLE } from "./maintenance.js"
 import type * as RoleAgents from "./roleAgents.js"
 import * as AuditTools from "./tools.js"
+import * as Snapshot from "./workspaceSnapshot.js"
 
 /**
  * A harness failure as the CLI reports it.
@@ -124,9 +128,11 @@ const promptFor = (role: string, charter: string, session: string, decision: Dec
       "audit_* tools; a refused verb tells you why. When your charter is done, say what you did and stop."
     ].join("\n")
 
-/** Map a harness settle to a dispatch outcome. */
-const dispatchOutcome = (o: Session.RunOutcome): string =>
-  o.status === "completed"
+/** Map a harness settle to a dispatch outcome (`undefined`: the operator cancelled it). */
+const dispatchOutcome = (o: Session.RunOutcome | undefined): string =>
+  o === undefined
+    ? "cancelled"
+    : o.status === "completed"
     ? "ok"
     : o.status === "failed"
     ? o.code === "MODEL_FAILED" ? "provider-error" : "crash"
@@ -164,7 +170,22 @@ export interface SessionLine {
 export type HarnessChoice = Exclude<ModelChoice, { readonly _tag: "Agents" }>
 
 /**
- * Run one dispatched session on the built-in harness and finish its dispatch.
+ * Where a built-in-harness session runs: the state directory its workspace snapshot goes to, and
+ * what completes when the operator runs `steward audit cancel`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Guard {
+  readonly stateDir: string
+  readonly cancel: Effect.Effect<void>
+}
+
+/**
+ * Run one dispatched session on the built-in harness and finish its dispatch. `steward audit
+ * cancel` interrupts it (the run settles `aborted`, the dispatch `cancelled`) and, as for an agent
+ * CLI, anything the workspace gained during a session that did not end `ok` is quarantined and
+ * undone (ADR 0024).
  *
  * @since 0.1.0
  * @category sessions
@@ -176,7 +197,8 @@ export const runHarnessSession = (
   choice: HarnessChoice,
   lease: string,
   decision: Decision.Decision,
-  revision: number
+  revision: number,
+  guard: Guard
 ) =>
   Effect.gen(function*() {
     const rc = Decision.roleAndCharter(decision)
@@ -198,6 +220,13 @@ export const runHarnessSession = (
     const offset = yield* usedTurns(Context.get(events, EventStore.EventStore), p.project, role)
     const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
     const tools = [...AuditTools.make({ p, store, lease, session: dispatch, platform }), Tools.read]
+    const gitBefore = yield* GitState.capture(p.project)
+    const snapshot = yield* Snapshot.take(
+      p.project,
+      excludedPaths(p, guard.stateDir),
+      nodePath.join(guard.stateDir, "audit-sessions", dispatch, "snapshot")
+    )
+    let harnessId = ""
     const outcome = yield* Effect.scoped(Effect.gen(function*() {
       const ctx = yield* Layer.build(
         Session.layer({ tools, modelName, home: os.homedir() }).pipe(
@@ -211,26 +240,41 @@ export const runHarnessSession = (
         rules: AuditTools.rules(role),
         host: { model: modelName, audit: { project: p.project, role, dispatch } }
       })
-      return yield* sessions.run(created.id, prompt, { unattended: true })
+      harnessId = created.id
+      // cancel wins the race: the run is interrupted and settles `aborted` (its own onInterrupt)
+      return yield* Effect.raceFirst(
+        sessions.run(created.id, prompt, { unattended: true }),
+        Effect.as(guard.cancel, undefined)
+      )
     })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? harnessFailure(e) : e))
+    const status = dispatchOutcome(outcome)
+    const settled = yield* settleWorkspace(snapshot, gitBefore, status, { p, session: dispatch, role })
     const finished = yield* store.finishDispatch({
       sessionId: dispatch,
-      outcome: dispatchOutcome(outcome),
-      exitStatus: outcome.status === "completed" ? 0 : 1,
-      note: `harness session ${outcome.session} run ${outcome.run} settled ${outcome.status}${
-        outcome.code === null ? "" : `{${outcome.code}}`
-      }`
+      outcome: status,
+      exitStatus: outcome?.status === "completed" ? 0 : 1,
+      note: [
+        outcome === undefined
+          ? `harness session ${harnessId} cancelled by \`steward audit cancel\``
+          : `harness session ${outcome.session} run ${outcome.run} settled ${outcome.status}${
+            outcome.code === null ? "" : `{${outcome.code}}`
+          }`,
+        ...(settled.quarantine === null
+          ? []
+          : [`${settled.changes} change(s) quarantined in ${nodePath.relative(p.project, settled.quarantine)}`])
+      ].join("; ")
     }).pipe(Effect.catchAll((e) => Effect.fail(cannotRun(e.code, e.message))))
     return {
       outcome,
+      quarantine: settled.quarantine,
       line: {
         n: 0,
         role,
         charter,
         dispatch,
-        session: outcome.session,
-        status: outcome.status,
-        code: outcome.code,
+        session: outcome?.session ?? harnessId,
+        status: outcome?.status ?? "cancelled",
+        code: outcome?.code ?? null,
         revision: [revision, finished.revision] as const
       }
     }

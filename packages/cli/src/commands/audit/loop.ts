@@ -102,14 +102,28 @@ const runSession = (
       const harness: HarnessChoice = mapped === undefined
         ? choice as HarnessChoice
         : { _tag: "Model", spec: mapped.model }
-      const ran = yield* runHarnessSession(p, store, events, harness, ctx.lease, decision, revision)
-      const failed = ran.outcome.status === "failed"
+      const cancel = Effect.provide(Lease.cancelRequested(p), yield* Effect.context<FileSystem.FileSystem>())
+      const ran = yield* runHarnessSession(p, store, events, harness, ctx.lease, decision, revision, {
+        stateDir: ctx.stateDir,
+        cancel
+      })
+      const transcript = `\`steward session show ${ran.line.session}\` has its transcript`
       return {
         line: ran.line,
-        failure: failed
+        failure: ran.outcome === undefined
+          ? {
+            stop: `stop: ${role} session on the built-in harness ended cancelled; nothing it changed was applied`,
+            detail: [
+              ran.quarantine === null
+                ? "it changed nothing in the workspace"
+                : `its changes are in ${nodePath.relative(p.project, ran.quarantine)}/ (manifest.json)`,
+              transcript
+            ].join("; ")
+          }
+          : ran.outcome.status === "failed"
           ? {
             stop: `stop: ${role} session failed (${ran.outcome.code}): ${ran.outcome.reason ?? "no reason given"}`,
-            detail: `\`steward session show ${ran.line.session}\` has its transcript`
+            detail: transcript
           }
           : undefined
       } satisfies Ran
