@@ -391,6 +391,19 @@ describe("steward audit loop --agents", () => {
       )
       assert.deepStrictEqual(manifest.changes.map((c: any) => [c.path, c.change]), [["src/during.txt", "added"]])
       assert.isFalse(fs.existsSync(path.join(s.project, "audit/.lock")), "the lease is released")
+
+      // the loop itself interrupted mid-session (Ctrl-C): undone, its dispatch finished cancelled
+      const asked = calls.length
+      const interrupted = yield* Effect.fork(runCli(["audit", "loop", "--agents", ...s.at, "--json"]))
+      while (calls.length === asked) yield* Effect.sleep("50 millis")
+      fs.writeFileSync(path.join(s.project, "src/during.txt"), "y\n")
+      yield* Fiber.interrupt(interrupted)
+      assert.isFalse(fs.existsSync(path.join(s.project, "src/during.txt")), "the interrupted session's change is gone")
+      const after = yield* exportState(s.project)
+      assert.strictEqual(after.sessions.length, doc.sessions.length + 1)
+      assert.strictEqual(after.sessions.at(-1).outcome, "cancelled")
+      assert.isTrue(fs.existsSync(path.join(s.project, "audit/quarantine", after.sessions.at(-1).session_id)))
+      assert.isFalse(fs.existsSync(path.join(s.project, "audit/.lock")), "the lease is released")
     }))
 
   it.effect("--agents with a missing agent binary names it; --agents with --script is a usage error", () =>

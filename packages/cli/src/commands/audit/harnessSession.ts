@@ -246,7 +246,22 @@ export const runHarnessSession = (
         sessions.run(created.id, prompt, { unattended: true }),
         Effect.as(guard.cancel, undefined)
       )
-    })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? harnessFailure(e) : e))
+    })).pipe(
+      Effect.mapError((e) => e instanceof HarnessError.HarnessError ? harnessFailure(e) : e),
+      // the loop itself is stopped (Ctrl-C): the session is undone and its dispatch finished
+      // cancelled before the loop lets go of the lease (as for an agent CLI, ADR 0019)
+      Effect.onInterrupt(() =>
+        settleWorkspace(snapshot, gitBefore, "cancelled", { p, session: dispatch, role }).pipe(
+          Effect.zipRight(store.finishDispatch({
+            sessionId: dispatch,
+            outcome: "cancelled",
+            exitStatus: 1,
+            note: `harness session ${harnessId} interrupted with the loop; its changes were quarantined and undone`
+          })),
+          Effect.ignore
+        )
+      )
+    )
     const status = dispatchOutcome(outcome)
     const settled = yield* settleWorkspace(snapshot, gitBefore, status, { p, session: dispatch, role })
     const finished = yield* store.finishDispatch({
