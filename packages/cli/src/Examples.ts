@@ -42,7 +42,8 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "audit loop": [
     "steward audit loop --script audit-sessions.jsonl",
     "steward audit loop --step --model anthropic:claude-sonnet-4 --project ../service",
-    "steward audit loop --max-sessions 3 --model openai:gpt-5 --json"
+    "steward audit loop --max-sessions 3 --model openai:gpt-5 --json",
+    "steward audit loop --agents --project ../service"
   ],
   "audit set-status": ["steward audit set-status F-001 planned --expect-revision 4"],
   "audit record-fix": ["steward audit record-fix F-001 --session S-12 --plan RP-001"],
@@ -80,6 +81,7 @@ const examples: Readonly<Record<string, ReadonlyArray<string>>> = {
   "audit export-state": ["steward audit export-state state.json --events-out events.jsonl"],
   "audit dashboard": ["steward audit dashboard"],
   "audit unlock": ["steward audit unlock", "steward audit unlock --force --project ../service"],
+  "audit cancel": ["steward audit cancel", "steward audit cancel --project ../service --json"],
   "audit migrate": ["steward audit migrate --dry-run", "steward audit migrate --project ../service --json"],
   "audit recover": ["steward audit recover", "steward audit recover --apply --json"],
   "audit doctor": ["steward audit doctor --project ../service"],

@@ -8,7 +8,7 @@ import * as Command from "@effect/cli/Command"
 import { dispatch } from "./dispatch.js"
 import { exportState, importState, init, renderViewsCommand } from "./lifecycle.js"
 import { loop } from "./loopCommand.js"
-import { doctor, recover, unlock } from "./maintenance.js"
+import { cancel, doctor, recover, unlock } from "./maintenance.js"
 import { migrate } from "./migrate.js"
 import { audit } from "./options.js"
 import { dashboard, lint, metrics, next, status } from "./read.js"
@@ -70,6 +70,7 @@ export const command = audit.pipe(
     exportState,
     dashboard,
     unlock,
+    cancel,
     migrate,
     recover,
     doctor

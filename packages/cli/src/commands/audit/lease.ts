@@ -12,6 +12,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Project from "@steward/audit-state/Project"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"
@@ -269,3 +270,39 @@ export const unlockVerdict = (
       "know its owner is gone"
   return { _tag: "Refuse", reason: `${describe(held, ttl)}: ${why}` }
 }
+
+/**
+ * The file `steward audit cancel` writes inside the lock: the loop stops its running session.
+ *
+ * @internal
+ */
+export const cancelFile = (p: Project.ProjectPaths): string => `${lockDir(p)}/cancel`
+
+/**
+ * Completes once a cancel has been requested (polled, as xcheck's orchestrator does).
+ *
+ * @internal
+ */
+export const cancelRequested = (p: Project.ProjectPaths): Effect.Effect<void, never, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.exists(cancelFile(p)).pipe(
+      Effect.orElseSucceed(() => false),
+      Effect.repeat({ until: (found) => found, schedule: Schedule.spaced("250 millis") }),
+      Effect.asVoid
+    ))
+
+/**
+ * Ask the running loop to cancel its session (`audit/.lock/cancel`, an ISO timestamp). Refused when
+ * no lease is held: there is no session to cancel.
+ *
+ * @internal
+ */
+export const requestCancel = (p: Project.ProjectPaths) =>
+  Effect.gen(function*() {
+    const held = yield* read(p)
+    if (held._tag !== "Held") return yield* refused("refused", "no lock present — no session to cancel")
+    const fs = yield* FileSystem.FileSystem
+    const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+    yield* fs.writeFileString(cancelFile(p), `${at}\n`).pipe(Effect.mapError(io(cancelFile(p))))
+    return held
+  })

@@ -1,8 +1,9 @@
 /**
- * `steward audit loop [--step] [--max-sessions N] (--script FILE | --model PROVIDER:MODEL)`:
+ * `steward audit loop [--step] [--max-sessions N] (--script FILE | --model PROVIDER:MODEL | --agents)`:
  * xcheck's main job. Under the project's lease, each `next` that names a session opens a dispatch,
- * runs the session as a governed harness session whose only writes are the audit verbs (see
- * `tools.ts`), and finishes the dispatch with the session's outcome — until the next decision
+ * runs the session — as a governed harness session whose only writes are the audit verbs (see
+ * `tools.ts`), or with `--agents` on its role's agent CLI (`externalSession.ts`, ADR 0018) — and
+ * finishes the dispatch with the session's outcome — until the next decision
  * needs the person (printed with what they must decide; exit 0), `--step` ran its one session,
  * `--max-sessions` is reached, or sessions stop making progress. A session that fails exits 1.
  *
@@ -11,130 +12,44 @@
  *
  * @since 0.1.0
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import type * as AuditStore from "@steward/audit-state/AuditStore"
 import * as Decision from "@steward/audit-state/Decision"
 import type * as Project from "@steward/audit-state/Project"
 import * as State from "@steward/audit-state/State"
 import * as EventStore from "@steward/harness-sessions/EventStore"
-import * as Goal from "@steward/harness-sessions/Goal"
-import * as HarnessError from "@steward/harness-sessions/HarnessError"
 import * as Providers from "@steward/harness-sessions/Providers"
 import * as ScriptedModel from "@steward/harness-sessions/ScriptedModel"
-import * as Session from "@steward/harness-sessions/Session"
-import * as Tools from "@steward/harness-sessions/Tools"
 import * as Console from "effect/Console"
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import { randomBytes } from "node:crypto"
-import * as os from "node:os"
 import * as nodePath from "node:path"
-import { cannotRun, type CommandFailure, NegativeResult } from "../../CliError.js"
+import { cannotRun, NegativeResult } from "../../CliError.js"
 import * as HostConfig from "../../HostConfig.js"
 import * as HostSql from "../../HostSql.js"
 import * as ScriptFile from "../../internal/scriptFile.js"
 import * as Output from "../../Output.js"
 import * as StateDir from "../../StateDir.js"
+import * as AgentProcess from "./agentProcess.js"
+import type * as Envelope from "./envelope.js"
+import * as ExternalSession from "./externalSession.js"
+import {
+  type HarnessChoice,
+  harnessFailure,
+  type ModelChoice,
+  parseScript,
+  runHarnessSession,
+  type SessionLine
+} from "./harnessSession.js"
 import * as Lease from "./lease.js"
 import type { LoopOptions } from "./loopCommand.js"
-import { LOOP_EXECUTABLE } from "./maintenance.js"
 import { resolveProject } from "./options.js"
 import { statusPayload } from "./read.js"
 import * as RoleAgents from "./roleAgents.js"
 import { withStore } from "./store.js"
-import * as AuditTools from "./tools.js"
-
-const harnessFailure = (e: HarnessError.HarnessError): CommandFailure => cannotRun(e.code, e.message)
-
-/** The loop's model: a role-tagged script, or a real provider. */
-type ModelChoice =
-  | { readonly _tag: "Script"; readonly file: string; readonly byRole: Readonly<Record<string, string>> }
-  | { readonly _tag: "Model"; readonly spec: string }
-
-/** Split a loop script into one harness script per role (each line names its `role`). */
-const parseScript = (text: string, file: string): Either.Either<Readonly<Record<string, string>>, CommandFailure> => {
-  const byRole: Record<string, Array<string>> = {}
-  const lines = text.split(/\r?\n/)
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim()
-    if (line === "" || line.startsWith("//")) continue
-    let json: unknown
-    try {
-      json = JSON.parse(line)
-    } catch (error) {
-      return Either.left(cannotRun("invalid-input", `${file}:${i + 1}: not JSON (${(error as Error).message})`))
-    }
-    const role = typeof json === "object" && json !== null ? (json as { role?: unknown }).role : undefined
-    if (typeof role !== "string" || !Object.hasOwn(ROLES, role)) {
-      return Either.left(
-        cannotRun(
-          "invalid-input",
-          `${file}:${i + 1}: each turn names the role it answers (role: ${Object.keys(ROLES).join(", ")})`
-        )
-      )
-    }
-    const { role: _role, ...turn } = json as Record<string, unknown>
-    ;(byRole[role] ??= []).push(JSON.stringify(turn))
-  }
-  if (Object.keys(byRole).length === 0) {
-    return Either.left(cannotRun("invalid-input", `${file}: the script has no turns`))
-  }
-  return Either.right(Object.fromEntries(Object.entries(byRole).map(([r, l]) => [r, l.join("\n")])))
-}
-
-// The roles a loop dispatches (the Planner's work is a Markdown plan: the person's, see `stopFor`).
-const ROLES = { Auditor: 1, Remediator: 1, Verifier: 1 } as const
-
-/** How many agent turns earlier loop sessions of `role` on this project used (script offsets). */
-const usedTurns = (store: EventStore.EventStore["Type"], project: string, role: string) =>
-  Effect.gen(function*() {
-    let used = 0
-    for (const row of yield* store.list) {
-      const audit = (row.meta as { host?: { audit?: { project?: string; role?: string } } }).host?.audit
-      if (audit?.project !== project || audit.role !== role) continue
-      const events = yield* store.read(row.id)
-      used += events.filter((e) => e.type === "model.call" && (e.data as { for?: string }).for !== "checker").length
-    }
-    return used
-  })
-
-const modelLayer = (choice: ModelChoice, role: string, offset: number) =>
-  choice._tag === "Model"
-    ? Goal.layerChecker.pipe(Layer.provideMerge(Providers.layer(choice.spec)), Layer.provide(FetchHttpClient.layer))
-    : choice.byRole[role] === undefined
-    ? Layer.fail(
-      new HarnessError.HarnessError({ code: "INVALID_INPUT", message: `${choice.file} has no turns for the ${role}` })
-    )
-    : ScriptedModel.layerFromText(choice.byRole[role], { agent: offset }, `${choice.file} (${role})`)
-
-/** The prompt of a dispatched session. */
-const promptFor = (role: string, charter: string, session: string, decision: Decision.Decision): string =>
-  decision.kind === "run-construal"
-    ? Decision.construalPrompt(role, charter, String((decision.detail as ReadonlyArray<string>)[3]))
-    : [
-      `You are the ${role} of this audit (xcheck's protocol). Your dispatch is session ${session}.`,
-      `Your charter: <<<CHARTER>>>${charter}<<<END CHARTER>>>`,
-      "Read the state with audit_status and the material with read. You change the audit only through the",
-      "audit_* tools; a refused verb tells you why. When your charter is done, say what you did and stop."
-    ].join("\n")
-
-/** Map a harness settle to a dispatch outcome. */
-const dispatchOutcome = (o: Session.RunOutcome): string =>
-  o.status === "completed"
-    ? "ok"
-    : o.status === "failed"
-    ? o.code === "MODEL_FAILED" ? "provider-error" : "crash"
-    : o.code === "aborted"
-    ? "cancelled"
-    : o.code === "needs_person"
-    ? "blocked"
-    : "stalled"
 
 /** What the person must decide at a gate, and the command they type. */
 const stopFor = (d: Decision.Decision): string => {
@@ -156,89 +71,108 @@ const stopFor = (d: Decision.Decision): string => {
   }
 }
 
-interface SessionLine {
-  readonly n: number
-  readonly role: string
-  readonly charter: string
-  readonly dispatch: string
-  readonly session: string
-  readonly status: string
-  readonly code: string | null
-  readonly revision: readonly [number, number]
+/** How long an external session may run, and the grace between SIGTERM and SIGKILL (seconds). */
+interface Limits {
+  readonly timeout: number
+  readonly grace: number
 }
 
-/** Run one dispatched session and finish its dispatch. */
+/** A session that did not end well: the loop stops and says why (exit 1). */
+interface Ran {
+  readonly line: SessionLine
+  readonly failure: { readonly stop: string; readonly detail: string } | undefined
+}
+
+/** Run one dispatched session on its role's agent. */
 const runSession = (
   p: Project.ProjectPaths,
   store: AuditStore.AuditStoreShape,
   events: Context.Context<EventStore.EventStore>,
-  choice: ModelChoice,
-  lease: string,
+  ctx: { readonly choice: ModelChoice; readonly lease: string; readonly stateDir: string; readonly limits: Limits },
   decision: Decision.Decision,
   revision: number
 ) =>
   Effect.gen(function*() {
+    const { choice } = ctx
     const rc = Decision.roleAndCharter(decision)
     const construal = decision.kind === "run-construal" ? (decision.detail as ReadonlyArray<string>) : undefined
     const role = rc?.role ?? construal![0]!
-    const charter = rc?.charter ?? construal![1]!
-    const modelName = choice._tag === "Model" ? choice.spec : `script:${choice.file}`
-    const dispatch = randomBytes(8).toString("hex")
-    const prompt = promptFor(role, charter, dispatch, decision)
-    yield* store.openDispatch({
-      role,
-      executable: LOOP_EXECUTABLE,
-      charter,
-      prompt,
-      sessionId: dispatch,
-      agentModel: modelName,
-      provider: choice._tag === "Model" ? choice.spec.split(":")[0] : "scripted"
-    }).pipe(Effect.catchAll((e) => Effect.fail(cannotRun(e.code, e.message))))
-    const offset = yield* usedTurns(Context.get(events, EventStore.EventStore), p.project, role)
-    const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
-    const tools = [...AuditTools.make({ p, store, lease, session: dispatch, platform }), Tools.read]
-    const outcome = yield* Effect.scoped(Effect.gen(function*() {
-      const ctx = yield* Layer.build(
-        Session.layer({ tools, modelName, home: os.homedir() }).pipe(
-          Layer.provide(Layer.mergeAll(Layer.succeedContext(events), modelLayer(choice, role, offset)))
-        )
-      )
-      const sessions = Context.get(ctx, Session.Sessions)
-      const created = yield* sessions.create({
-        workspace: p.project,
-        level: "assist",
-        rules: AuditTools.rules(role),
-        host: { model: modelName, audit: { project: p.project, role, dispatch } }
+    const mapped = choice._tag === "Agents" ? choice.map[role.toLowerCase() as RoleAgents.Role].agent : undefined
+    if (mapped === undefined || mapped.agent === "steward") {
+      const harness: HarnessChoice = mapped === undefined
+        ? choice as HarnessChoice
+        : { _tag: "Model", spec: mapped.model }
+      const cancel = Effect.provide(Lease.cancelRequested(p), yield* Effect.context<FileSystem.FileSystem>())
+      const ran = yield* runHarnessSession(p, store, events, harness, ctx.lease, decision, revision, {
+        stateDir: ctx.stateDir,
+        cancel
       })
-      return yield* sessions.run(created.id, prompt, { unattended: true })
-    })).pipe(Effect.mapError((e) => e instanceof HarnessError.HarnessError ? harnessFailure(e) : e))
-    const finished = yield* store.finishDispatch({
-      sessionId: dispatch,
-      outcome: dispatchOutcome(outcome),
-      exitStatus: outcome.status === "completed" ? 0 : 1,
-      note: `harness session ${outcome.session} run ${outcome.run} settled ${outcome.status}${
-        outcome.code === null ? "" : `{${outcome.code}}`
-      }`
-    }).pipe(Effect.catchAll((e) => Effect.fail(cannotRun(e.code, e.message))))
+      const transcript = `\`steward session show ${ran.line.session}\` has its transcript`
+      return {
+        line: ran.line,
+        failure: ran.outcome === undefined
+          ? {
+            stop: `stop: ${role} session on the built-in harness ended cancelled; nothing it changed was applied`,
+            detail: [
+              ran.quarantine === null
+                ? "it changed nothing in the workspace"
+                : `its changes are in ${nodePath.relative(p.project, ran.quarantine)}/ (manifest.json)`,
+              transcript
+            ].join("; ")
+          }
+          : ran.outcome.status === "failed"
+          ? {
+            stop: `stop: ${role} session failed (${ran.outcome.code}): ${ran.outcome.reason ?? "no reason given"}`,
+            detail: transcript
+          }
+          : undefined
+      } satisfies Ran
+    }
+    const ended = yield* ExternalSession.run({
+      p,
+      store,
+      stateDir: ctx.stateDir,
+      lease: ctx.lease,
+      agent: mapped,
+      role: role as Envelope.Opened["role"],
+      charter: rc?.charter ?? construal![1]!,
+      stateRevision: revision,
+      timeout: `${ctx.limits.timeout} seconds`,
+      grace: `${ctx.limits.grace} seconds`,
+      cancel: Effect.provide(Lease.cancelRequested(p), yield* Effect.context<FileSystem.FileSystem>())
+    })
+    const outcome = ended.envelope.outcome
+    const after = yield* store.load.pipe(Effect.mapError((e) => cannotRun(e.code, e.message)))
     return {
-      outcome,
       line: {
         n: 0,
         role,
-        charter,
-        dispatch,
-        session: outcome.session,
-        status: outcome.status,
-        code: outcome.code,
-        revision: [revision, finished.revision] as const
+        charter: rc?.charter ?? construal![1]!,
+        dispatch: ended.session,
+        session: ended.session,
+        agent: mapped.agent,
+        status: outcome,
+        code: null,
+        revision: [revision, after.state_revision] as const
+      },
+      failure: outcome === "ok" ? undefined : {
+        stop: `stop: ${role} session on ${mapped.agent} ended ${outcome} (exit status ${
+          ended.envelope.exit_status ?? "none"
+        }); nothing it changed was applied`,
+        detail: [
+          ended.quarantine === null
+            ? "it changed nothing in the workspace"
+            : `its changes are in ${nodePath.relative(p.project, ended.quarantine)}/ (manifest.json)`,
+          `its redacted log: ${ended.log}`
+        ].join("; ")
       }
-    }
+    } satisfies Ran
   })
 
 const renderLine = (l: SessionLine): string =>
-  `session ${l.n}: ${l.role} (${l.charter}) — dispatch ${l.dispatch}, harness session ${l.session} settled ${l.status}${
-    l.code === null ? "" : `{${l.code}}`
-  }; state revision ${l.revision[0]} -> ${l.revision[1]}`
+  `session ${l.n}: ${l.role} (${l.charter}) — dispatch ${l.dispatch}, ${
+    l.agent === undefined ? `harness session ${l.session} settled` : `${l.agent} session ended`
+  } ${l.status}${l.code === null ? "" : `{${l.code}}`}; state revision ${l.revision[0]} -> ${l.revision[1]}`
 
 /** A loop-control number from orchestrator.conf (`max_sessions`, `loop_progress_limit`). */
 const confNumber = (p: Project.ProjectPaths, key: string, fallback: number) =>
@@ -277,7 +211,8 @@ interface LoopArgs {
   readonly project: Option.Option<string>
   readonly step: boolean
   readonly maxSessions: Option.Option<number>
-  readonly choice: ModelChoice
+  /** `undefined`: each role on its agent from the role map. */
+  readonly choice: HarnessChoice | undefined
 }
 
 const loopBody = (a: LoopArgs) =>
@@ -287,7 +222,12 @@ const loopBody = (a: LoopArgs) =>
     const progressLimit = yield* confNumber(p, "loop_progress_limit", 2)
     const state = yield* StateDir.open(a.stateDir)
     // the role map is the operator's, never the subject's: a role key in audit/ stops the loop here
-    yield* loadRoleMap(p, state)
+    const map = yield* loadRoleMap(p, state)
+    const choice: ModelChoice = a.choice ?? { _tag: "Agents", map }
+    const limits = {
+      timeout: yield* confNumber(p, "session_timeout", 1800),
+      grace: yield* confNumber(p, "session_grace", 10)
+    }
     return yield* withStore(p, false, (store) =>
       Effect.scoped(Effect.gen(function*() {
         const lease = yield* Effect.acquireRelease(Lease.acquire(p, "orchestrator"), (nonce) => Lease.release(p, nonce))
@@ -299,6 +239,7 @@ const loopBody = (a: LoopArgs) =>
           )
         )
         const base = yield* Layer.build(EventStore.layerSql.pipe(Layer.provideMerge(HostSql.layer(state))))
+        const session = { choice, lease, stateDir: state.path, limits }
         const lines: Array<SessionLine> = []
         let stall = 0
         let last: { readonly kind: string; readonly digest: string } | undefined
@@ -340,17 +281,11 @@ const loopBody = (a: LoopArgs) =>
           }
           last = { kind: decision.kind, digest }
           yield* Output.progress(a.json, `running ${decision.kind} (${lines.length + 1}/${maxSessions})…`)
-          const ran = yield* runSession(p, store, base, a.choice, lease, decision, doc.state_revision)
+          const ran = yield* runSession(p, store, base, session, decision, doc.state_revision)
           const line = { ...ran.line, n: lines.length + 1 }
           lines.push(line)
           if (!a.json) yield* Console.log(renderLine(line))
-          if (ran.outcome.status === "failed") {
-            return yield* stop(
-              `stop: ${line.role} session failed (${ran.outcome.code}): ${ran.outcome.reason ?? "no reason given"}`,
-              `\`steward session show ${line.session}\` has its transcript`,
-              true
-            )
-          }
+          if (ran.failure !== undefined) return yield* stop(ran.failure.stop, ran.failure.detail, true)
         }
       })).pipe(Effect.catchTag("HarnessError", (e) => Effect.fail(harnessFailure(e)))))
   })
@@ -363,8 +298,12 @@ const loopBody = (a: LoopArgs) =>
  */
 export const run = (a: LoopOptions) =>
   Effect.gen(function*() {
-    if (Option.isSome(a.script) === Option.isSome(a.model)) {
-      return yield* cannotRun("usage", "give exactly one of --script FILE or --model PROVIDER:MODEL")
+    if ([Option.isSome(a.script), Option.isSome(a.model), a.agents].filter(Boolean).length !== 1) {
+      return yield* cannotRun(
+        "usage",
+        "give exactly one of --script FILE or --model PROVIDER:MODEL (every role on the built-in harness), " +
+          "or --agents (each role on its agent from the profile's role map)"
+      )
     }
     const max = Option.getOrUndefined(a.maxSessions)
     if (max !== undefined && (max < 0 || max > 10000)) {
@@ -372,12 +311,12 @@ export const run = (a: LoopOptions) =>
         option: "--max-sessions"
       })
     }
-    let choice: ModelChoice
+    let choice: HarnessChoice | undefined
     if (Option.isSome(a.model)) {
       yield* Effect.mapError(Providers.parseSpec(a.model.value), harnessFailure)
       choice = { _tag: "Model", spec: a.model.value }
-    } else {
-      const file = nodePath.resolve(Option.getOrThrow(a.script))
+    } else if (Option.isSome(a.script)) {
+      const file = nodePath.resolve(a.script.value)
       const text = yield* ScriptFile.read(file)
       const byRole = yield* parseScript(text, file)
       for (const [role, turns] of Object.entries(byRole)) {
@@ -385,7 +324,7 @@ export const run = (a: LoopOptions) =>
       }
       choice = { _tag: "Script", file, byRole }
     }
-    const result = yield* loopBody({ ...a, choice })
+    const result = yield* loopBody({ ...a, choice }).pipe(Effect.provide(AgentProcess.layer))
     yield* Output.result(a.json, result, (r) => [r.stop, r.detail].join("\n"))
     if (result.failed) return yield* new NegativeResult({ reason: result.stop })
   })

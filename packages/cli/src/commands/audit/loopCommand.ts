@@ -29,6 +29,11 @@ const loopOptions = {
     Options.withDescription("A scripted model: JSONL harness turns, each with the role it answers"),
     Options.optional
   ),
+  agents: Options.boolean("agents").pipe(
+    Options.withDescription(
+      "Dispatch each role to its agent from the profile's role map (codex, claude-code, gemini or steward)"
+    )
+  ),
   model: Options.text("model").pipe(
     Options.withDescription("A real model: openai:MODEL or anthropic:MODEL (key from the environment)"),
     Options.optional
@@ -53,4 +58,8 @@ export const loop = Command.make(
   "loop",
   loopOptions,
   (options) => Effect.flatMap(Effect.promise(() => import("./loop.js")), (body) => body.run(options))
-).pipe(Command.withDescription("Run next's sessions as governed harness sessions until the person must decide"))
+).pipe(
+  Command.withDescription(
+    "Run next's sessions (on the built-in harness, or each role on its agent with --agents) until the person must decide"
+  )
+)

@@ -55,6 +55,28 @@ export const unlock = Command.make(
 ).pipe(Command.withDescription("Clear a stale audit/.lock lease (a live one only with --force)"))
 
 // ---------------------------------------------------------------------------------------------
+// cancel
+
+/**
+ * `steward audit cancel`: stop the running loop's session (its group gets SIGTERM, the grace,
+ * SIGKILL; the session ends `cancelled`, its changes are quarantined and undone).
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const cancel = Command.make("cancel", common, ({ json, project }) =>
+  Effect.gen(function*() {
+    const p = yield* resolveProject(project)
+    const held = yield* Lease.requestCancel(p)
+    const ttl = yield* Lease.leaseTtl(p)
+    yield* Output.result(
+      json,
+      { action: "cancel", message: `cancel requested; ${Lease.describe(held, ttl)}` },
+      (r) => r.message
+    )
+  })).pipe(Command.withDescription("Cancel the session a running `steward audit loop` dispatched"))
+
+// ---------------------------------------------------------------------------------------------
 // recover
 
 interface Finding {

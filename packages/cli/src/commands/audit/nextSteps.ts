@@ -29,7 +29,7 @@ export const nextStep = (decision: Decision.Decision): NextStep => {
       // `audit loop` stops at an audit with no plan: naming it here would be a dead end.
       decision.kind === "run-planner"
         ? "or give the audit its plan: write audit/AUDIT.md and run `steward audit migrate`, or queue passes (`steward audit update-catalog`, `steward audit queue-pass`)"
-        : "or run it as a governed session: steward audit loop --step (--script FILE | --model PROVIDER:MODEL)"
+        : "or run it as a governed session: steward audit loop --step (--script FILE | --model PROVIDER:MODEL | --agents)"
     ]
   }
 }

@@ -10,7 +10,7 @@ import * as State from "@steward/audit-state/State"
 import * as Effect from "effect/Effect"
 import { common, expectRevision, list, opt, req, resolveProject, u } from "./options.js"
 import { withStore } from "./store.js"
-import { readBody, verbCommand, writeVerb } from "./write.js"
+import { readBody, SESSION_OF_DISPATCH, verbCommand, writeVerb } from "./write.js"
 
 export const setStatus = verbCommand("set-status", "Move a finding along the §5 transition table", {
   id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
@@ -21,17 +21,29 @@ export const setStatus = verbCommand("set-status", "Move a finding along the §5
 
 export const recordFix = verbCommand("record-fix", "planned -> fixed, recording who fixed it", {
   id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
-  session: req("session", "The fixing session (16 hex), bound to the open dispatch"),
+  session: opt("session", "The fixing session (16 hex); default: the open dispatch's (ADR 0023)"),
   plan: opt("plan", "RP-NNNN the fix executed"),
   scope: opt("scope", "The admitted scope of the fix")
-}, (a) => ({ verb: "record-fix", id: a.id, session: a.session, plan: u(a.plan), scope: u(a.scope) }))
+}, (a) => ({
+  verb: "record-fix",
+  id: a.id,
+  session: u(a.session) ?? SESSION_OF_DISPATCH,
+  plan: u(a.plan),
+  scope: u(a.scope)
+}))
 
 export const recordVerdict = verbCommand("record-verdict", "fixed -> closed | reopened (never by the fixer)", {
   id: Args.text({ name: "ID" }).pipe(Args.withDescription("The finding's id (F-…)")),
   verdict: req("verdict", "closed | reopened"),
-  session: req("session", "The verifying session (16 hex)"),
+  session: opt("session", "The verifying session (16 hex); default: the open dispatch's (ADR 0023)"),
   reason: opt("reason", "Why (recorded on the event)")
-}, (a) => ({ verb: "record-verdict", id: a.id, verdict: a.verdict, session: a.session, reason: u(a.reason) }))
+}, (a) => ({
+  verb: "record-verdict",
+  id: a.id,
+  verdict: a.verdict,
+  session: u(a.session) ?? SESSION_OF_DISPATCH,
+  reason: u(a.reason)
+}))
 
 export const admitConstrual = verbCommand("admit-construal", "Admit a proposed construal", {
   key: Args.text({ name: "KEY" }).pipe(Args.withDescription("The construal's key")),

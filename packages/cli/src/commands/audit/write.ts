@@ -10,11 +10,12 @@ import * as Next from "@steward/audit-state/Next"
 import * as Project from "@steward/audit-state/Project"
 import * as State from "@steward/audit-state/State"
 import type * as Verbs from "@steward/audit-state/Verbs"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type * as Types from "effect/Types"
 import * as BoundedFile from "../../BoundedFile.js"
-import { cannotRun } from "../../CliError.js"
+import { cannotRun, refused } from "../../CliError.js"
 import * as Output from "../../Output.js"
 import * as Lease from "./lease.js"
 import { common, expectRevision, resolveProject, u } from "./options.js"
@@ -94,6 +95,45 @@ export const applyVerb = (
     return applied
   })
 
+/**
+ * The `--session` of `record-fix` / `record-verdict` when it was omitted: the verb takes the open
+ * dispatch's (ADR 0023).
+ *
+ * @internal
+ */
+export const SESSION_OF_DISPATCH = ""
+
+/**
+ * Bind an omitted `--session` to the dispatch the verb runs under: the loop's
+ * `STEWARD_AUDIT_SESSION`, else the open dispatch record; neither is a usage error naming
+ * `--session`. A given `--session` other than `STEWARD_AUDIT_SESSION` is refused (and one other
+ * than the open dispatch's is refused by the binding itself).
+ */
+const bindSession = (store: AuditStore.AuditStoreShape, request: Verbs.VerbRequestText, env: string | undefined) =>
+  Effect.gen(function*() {
+    if (request.verb !== "record-fix" && request.verb !== "record-verdict") return request
+    if (request.session !== SESSION_OF_DISPATCH) {
+      if (env !== undefined && request.session !== env) {
+        return yield* refused(
+          "refused",
+          `--session claims session ${request.session}, but this process runs in dispatch ${env} (STEWARD_AUDIT_SESSION); provenance is bound to the open dispatch — omit --session or pass ${env}`
+        )
+      }
+      return request
+    }
+    const doc = yield* store.load
+    const open = doc === undefined ? undefined : State.openDispatch(doc)
+    const session = env ?? open?.session_id
+    if (session === undefined) {
+      return yield* cannotRun(
+        "usage",
+        `${request.verb} needs --session: no dispatch is open and STEWARD_AUDIT_SESSION is not set`,
+        { option: "--session" }
+      )
+    }
+    return { ...request, session }
+  })
+
 /** A write verb: drift check, one transaction, views re-rendered, one line (or JSON) printed. */
 export const writeVerb = (
   json: boolean,
@@ -103,7 +143,18 @@ export const writeVerb = (
 ) =>
   withStore(p, false, (store) =>
     Effect.gen(function*() {
-      const applied = yield* applyVerb(p, store, request, { expectRevision: u(expect) })
+      // a session the loop dispatched writes under the loop's lease (xcheck's XCHECK_LOCK_INHERITED)
+      const inherited = yield* Config.option(Config.nonEmptyString("STEWARD_AUDIT_LOCK_INHERITED")).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      const session = yield* Config.option(Config.nonEmptyString("STEWARD_AUDIT_SESSION")).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      const bound = yield* bindSession(store, request, Option.getOrUndefined(session))
+      const applied = yield* applyVerb(p, store, bound, {
+        expectRevision: u(expect),
+        lease: Option.getOrUndefined(inherited)
+      })
       yield* Output.result(
         json,
         {
