@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { runCli } from "./harness.js"
+import { commitSubject, queueOnePass } from "./support/auditProject.js"
 
 // `steward audit loop --agents` (issue 39): each role dispatched to its agent CLI as a child process.
 // A scripted stand-in (test/fixtures/agents/scripted-agent.mjs) plays the CLIs here: it reads its
@@ -30,28 +31,11 @@ type Step =
 const setup = () =>
   Effect.gen(function*() {
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "steward-audit-agents-loop-")))
-    fs.mkdirSync(path.join(project, "src"))
-    fs.writeFileSync(path.join(project, "src/core.py"), SOURCE)
-    const git = (...args: Array<string>) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, stdio: "pipe" })
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-qm", "subject")
+    commitSubject(project, SOURCE)
     const state = path.join(project, ".steward")
     fs.mkdirSync(state)
+    yield* queueOnePass(project)
     const at = ["--project", project]
-    for (
-      const args of [
-        ["audit", "init"],
-        ["audit", "update-catalog", "norm", "N1", "--source", "README.md", "--scope", "what it claims"],
-        ["audit", "update-catalog", "dimension", "invariants", "--catches", "broken invariants", "--norms", "N1"],
-        ["audit", "update-catalog", "unit", "U01", "--material", "src/core.py", "--size", "1", "--responsibility", "c"],
-        ["audit", "queue-pass", "P-01", "--dimension", "invariants", "--units", "U01", "--charter", "c", "--stop", "s"]
-      ]
-    ) {
-      const run = yield* runCli([...args, ...at])
-      assert.strictEqual(run.exitCode, 0, `${args.join(" ")}: ${run.stderr}`)
-    }
     /** Give `role` a stand-in agent playing `agent` with these steps (its plan and wrapper live outside the project). */
     const agents: Record<string, unknown> = {}
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "steward-audit-agents-plans-"))

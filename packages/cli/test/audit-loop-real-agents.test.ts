@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { runCli } from "./harness.js"
 import * as Agents from "./support/agentClis.js"
+import { commitSubject, queueOnePass } from "./support/auditProject.js"
 import * as Models from "./support/scriptedModels.js"
 
 const fixtures = path.join(import.meta.dirname, "fixtures", "agent-clis")
@@ -82,58 +83,15 @@ describe.skipIf(skip !== undefined)(
             )
             yield* Effect.promise(() => Agents.warmServer(s, process.env as Record<string, string>))
             const project = s.ws
-            fs.mkdirSync(path.join(project, "src"))
-            fs.writeFileSync(path.join(project, "src/core.py"), SOURCE)
             const origin = path.join(s.root, "origin.git")
             execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
-            const git = (...args: Array<string>) =>
-              execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
-                cwd: project,
-                stdio: "pipe"
-              })
-            git("init", "-q", "-b", "main")
-            git("add", ".")
-            git("commit", "-qm", "subject")
+            const git = commitSubject(project, SOURCE, ["-b", "main"])
             git("remote", "add", "origin", origin)
             git("push", "-q", "origin", "main")
             const state = path.join(project, ".steward")
             fs.mkdirSync(state)
+            yield* queueOnePass(project)
             const at = ["--project", project]
-            for (
-              const args of [
-                ["audit", "init"],
-                ["audit", "update-catalog", "norm", "N1", "--source", "README.md", "--scope", "what it claims"],
-                ["audit", "update-catalog", "dimension", "invariants", "--catches", "invariants", "--norms", "N1"],
-                [
-                  "audit",
-                  "update-catalog",
-                  "unit",
-                  "U01",
-                  "--material",
-                  "src/core.py",
-                  "--size",
-                  "1",
-                  "--responsibility",
-                  "c"
-                ],
-                [
-                  "audit",
-                  "queue-pass",
-                  "P-01",
-                  "--dimension",
-                  "invariants",
-                  "--units",
-                  "U01",
-                  "--charter",
-                  "c",
-                  "--stop",
-                  "s"
-                ]
-              ]
-            ) {
-              const run = yield* runCli([...args, ...at])
-              assert.strictEqual(run.exitCode, 0, `${args.join(" ")}: ${run.stderr}`)
-            }
             const codex = (Agents.binary("codex") as { path: string }).path
             const claude = (Agents.binary("claude-code") as { path: string }).path
             fs.writeFileSync(

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { runCli } from "./harness.js"
+import { commitSubject, queueOnePass } from "./support/auditProject.js"
 
 // `steward audit loop`: each `next` that names a session runs as a governed harness session on
 // the scripted model, writing only through the audit verbs, until the person must decide.
@@ -17,39 +17,11 @@ const sha = createHash("sha256").update(SOURCE).digest("hex")
 const setup = () =>
   Effect.gen(function*() {
     const project = fs.mkdtempSync(path.join(os.tmpdir(), "steward-audit-loop-"))
-    fs.mkdirSync(path.join(project, "src"))
-    fs.writeFileSync(path.join(project, "src/core.py"), SOURCE)
-    const git = (...args: Array<string>) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, stdio: "pipe" })
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-qm", "subject")
+    commitSubject(project, SOURCE)
     const state = path.join(project, ".steward")
     fs.mkdirSync(state)
+    yield* queueOnePass(project)
     const at = ["--project", project]
-    for (
-      const args of [
-        ["audit", "init"],
-        ["audit", "update-catalog", "norm", "N1", "--source", "README.md", "--scope", "what it claims"],
-        ["audit", "update-catalog", "dimension", "invariants", "--catches", "broken invariants", "--norms", "N1"],
-        [
-          "audit",
-          "update-catalog",
-          "unit",
-          "U01",
-          "--material",
-          "src/core.py",
-          "--size",
-          "1",
-          "--responsibility",
-          "core"
-        ],
-        ["audit", "queue-pass", "P-01", "--dimension", "invariants", "--units", "U01", "--charter", "c", "--stop", "s"]
-      ]
-    ) {
-      const run = yield* runCli([...args, ...at])
-      assert.strictEqual(run.exitCode, 0, `${args.join(" ")}: ${run.stderr}`)
-    }
     return { project, state, at: [...at, "--state-dir", state] }
   })
 
