@@ -16,6 +16,7 @@ import * as path from "node:path"
 import * as Event from "../src/Event.js"
 import * as EventStore from "../src/EventStore.js"
 import * as FrozenJson from "../src/internal/frozenJson.js"
+import * as SqlCommit from "../src/internal/sqlCommit.js"
 
 // better-sqlite3 ships no types; only its prototype's `prepare` is needed here.
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as {
@@ -131,4 +132,21 @@ describe("SQLite statements", () => {
       const read = yield* store.read("s")
       assert.deepStrictEqual(read.map((e) => e.data), [{ lines: ["a"] }, { lines: ["b"] }])
     }).pipe(Effect.provide(EventStore.layerSql.pipe(Layer.provide(client())))))
+  // A commit numbers its events from the session's last seq. Read as a joined subquery, SQLite
+  // aggregated MAX(seq) over every event of the session (a forward loop: `AggStep`, `Next`), so
+  // each commit cost more the longer the session (ADR 0579); as a scalar subquery it seeks the
+  // key's last entry (`SeekLE`, one `AggStep`, then out of the loop).
+  it.effect("a commit reads the session's last seq by one seek, not by walking its events", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const fence = sql`AND EXISTS (SELECT 1 FROM harness_leases WHERE session = ${"s"} AND owner = ${"me"})`
+      for (const tail of [sql``, fence]) {
+        const [text, params] = SqlCommit.append(sql, "s", 0, [{ run: null, type: "note", data: "1" }], tail).compile()
+        const program = yield* sql.unsafe<{ opcode: string }>(`EXPLAIN ${text}`, params)
+        const ops = program.map((op) => op.opcode)
+        const aggregated = ops.flatMap((op, i) => op === "AggStep" ? [ops[i + 1]] : [])
+        assert.deepStrictEqual(aggregated, ["Goto"], ops.join(" "))
+        assert.include(ops, "SeekLE")
+      }
+    }).pipe(Effect.provide(Layer.provideMerge(EventStore.layerSql, client()))))
 })

@@ -76,9 +76,12 @@ const BATCH = 500
 /**
  * SQLite: one INSERT that numbers `rows` after the session's last event (`MAX(seq)`, the events'
  * key) and writes them only when the session exists (and `fence` holds); the seqs it took. One
- * statement, so it takes the writer lock before it reads the last seq (ADR 0577).
+ * statement, so it takes the writer lock before it reads the last seq (ADR 0577). The last seq is
+ * a scalar subquery, read once from the key's last entry: as a joined subquery (`FROM v, (SELECT
+ * COALESCE(MAX(seq), 0) …)`) SQLite materialized it without its min/max shortcut and walked
+ * every event of the session on every commit (ADR 0579).
  */
-const append = (
+export const append = (
   sql: SqlClient.SqlClient,
   id: string,
   at: number,
@@ -89,8 +92,8 @@ const append = (
     sql.unsafe(rows.map(() => "(?, ?, ?, ?)").join(", "), rows.flatMap((r, k) => [k + 1, r.run, r.type, r.data]))
   })
   INSERT INTO harness_events (session, seq, at, run, type, data)
-  SELECT ${id}, top + k, ${at}, run, type, data
-  FROM v, (SELECT COALESCE(MAX(seq), 0) AS top FROM harness_events WHERE session = ${id})
+  SELECT ${id}, COALESCE((SELECT MAX(seq) FROM harness_events WHERE session = ${id}), 0) + k, ${at}, run, type, data
+  FROM v
   WHERE EXISTS (SELECT 1 FROM harness_sessions WHERE id = ${id}) ${fence}
   ORDER BY k RETURNING seq`
 
