@@ -243,7 +243,7 @@ describe("a store written before migration 0003 (ADR 0577)", () => {
             yield* sql`ALTER TABLE harness_sessions ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0`
             yield* sql`UPDATE harness_sessions SET last_seq =
             (SELECT MAX(seq) FROM harness_events WHERE session = harness_sessions.id)`
-            yield* sql`DELETE FROM harness_sessions_migrations WHERE migration_id = 3`
+            yield* sql`DELETE FROM harness_sessions_migrations WHERE migration_id >= 3`
             return (yield* sql<{ n: number }>`SELECT MAX(seq) AS n FROM harness_events`)[0]!.n
           }))
         assert.strictEqual((yield* runOnce("two", { agent: 1 })).status, "completed")

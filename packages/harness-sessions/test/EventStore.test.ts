@@ -200,6 +200,25 @@ contract(
   SqlBackends.postgresSkipReason
 )
 
+describe.skipIf(SqlBackends.postgresSkipReason !== undefined)(
+  "EventStore.layerSql (PostgreSQL): a session copied in",
+  () => {
+    it.effect("a session row written without last_seq (as `steward db copy` brings it from SQLite) numbers after its events", () =>
+      Effect.gen(function*() {
+        const store = yield* EventStore.EventStore
+        const sql = yield* SqlClient.SqlClient
+        yield* store.create("a", {})
+        yield* store.commit("a", { events: [Event.make("r", "message", {}), Event.make("r", "message", {})] })
+        // what a copy from SQLite writes: the session row without the column SQLite no longer has (0003)
+        yield* sql`DELETE FROM harness_sessions WHERE id = 'a'`
+        yield* sql`INSERT INTO harness_sessions (id, created_at, meta) VALUES ('a', 0, '{}')`
+        const next = yield* store.commit("a", { events: [Event.make("r", "message", {})] })
+        assert.deepStrictEqual(next.map((e) => e.seq), [3])
+        assert.strictEqual((yield* store.get("a")).lastSeq, 3)
+      }).pipe(Effect.provide(EventStore.layerSql.pipe(Layer.provideMerge(SqlBackends.postgresLayer()), Layer.orDie))))
+  }
+)
+
 describe("EventStore.layerSql: faults named", () => {
   it.effect("SQLITE_FULL (simulated with SQLite's page limit) is STORE_FAILED naming the file whose disk is full", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "harness-full-")), "full.sqlite")

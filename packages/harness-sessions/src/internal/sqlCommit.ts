@@ -171,10 +171,12 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
             if (i === 0) first = Math.min(...seqs.map((r) => Number(r["seq"])))
           }
         } else {
+          // never below the session's events: a session copied in from SQLite arrives with 0
+          const bump = sql`GREATEST(last_seq, (SELECT COALESCE(MAX(seq), 0) FROM harness_events WHERE session = ${id}))`
           const bumped = yield* run(
             commit.meta === undefined
-              ? sql`UPDATE harness_sessions SET last_seq = last_seq + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
-              : sql`UPDATE harness_sessions SET last_seq = last_seq + ${n}, meta = ${
+              ? sql`UPDATE harness_sessions SET last_seq = ${bump} + ${n} WHERE id = ${id} ${fence} RETURNING last_seq`
+              : sql`UPDATE harness_sessions SET last_seq = ${bump} + ${n}, meta = ${
                 json(commit.meta)
               } WHERE id = ${id} ${fence} RETURNING last_seq`
           )

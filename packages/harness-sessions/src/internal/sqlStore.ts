@@ -73,6 +73,15 @@ export const migrations = Migrator.fromRecord({
       sqlite: () => sql`ALTER TABLE harness_sessions DROP COLUMN last_seq`,
       orElse: () => Effect.void
     })
+  }),
+  // PostgreSQL: `last_seq` defaults to 0, so a session copied in from SQLite (which no longer has the
+  // column, 0003) can be written; its first commit numbers after its events (sqlCommit's bump).
+  "0004_harness_sessions_last_seq_default": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.onDialectOrElse({
+      pg: () => sql`ALTER TABLE harness_sessions ALTER COLUMN last_seq SET DEFAULT 0`,
+      orElse: () => Effect.void
+    })
   })
 })
 
