@@ -156,7 +156,9 @@ export const bindSession: (
 ) => Refusal | { readonly unbound: boolean } = Common.bindSession
 
 /**
- * Independence of a verdict from the fixer's and the verifier's envelopes (§7).
+ * Independence of a verdict from the fixer's and the verifier's envelopes (§7). The same known
+ * provider and model on both sides is `same`, not xcheck's `same-provider-different-session`
+ * (ADR 0026); a provider or model unknown on either side stays `same-provider-different-session`.
  *
  * @since 0.1.0
  * @category independence

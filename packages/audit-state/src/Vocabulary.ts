@@ -227,12 +227,17 @@ export const INDEPENDENCE_LEVELS = [
 export type IndependenceLevel = typeof INDEPENDENCE_LEVELS[number]
 
 /**
- * Levels labelled degraded wherever shown.
+ * Levels labelled degraded wherever shown: xcheck's two, and `same` (ADR 0026 — a verdict by the
+ * fixer's own provider and model is recorded `same`, and is no independence at all).
  *
  * @since 0.1.0
  * @category vocabulary
  */
-export const DEGRADED_INDEPENDENCE: ReadonlySet<string> = new Set(["same-provider-different-session", "unrecorded"])
+export const DEGRADED_INDEPENDENCE: ReadonlySet<string> = new Set([
+  "same-provider-different-session",
+  "same",
+  "unrecorded"
+])
 
 /**
  * Dispatch outcomes.

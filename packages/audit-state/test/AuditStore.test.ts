@@ -498,6 +498,30 @@ for (const { name: backend, skip } of backends) {
           })
       ))
 
+    it.effect("ADR 0026: a verdict by the fixer's own provider and model, in another session, stores `same`", () =>
+      withState(
+        backend,
+        harness((d) => {
+          d.findings[0] = finding("F-0001", { status: "fixed", fixed_by: A })
+          d.sessions = [session(A, { outcome: "ok" })]
+        }),
+        (store) =>
+          Effect.gen(function*() {
+            yield* store.openDispatch({
+              role: "Verifier",
+              executable: "/usr/bin/claude",
+              provider: "anthropic",
+              agentModel: "opus",
+              charter: "v",
+              prompt: "p",
+              sessionId: B
+            })
+            const v = yield* store.apply({ verb: "record-verdict", id: "F-0001", verdict: "closed", session: B })
+            assert.strictEqual(rec(v.doc, "F-0001").independence, "same")
+            assert.include(v.message, "independence: same — NO INDEPENDENCE")
+          })
+      ))
+
     it.effect("a tampered or truncated event stream refuses writes", () =>
       withState(backend, harness(), (store) =>
         Effect.gen(function*() {

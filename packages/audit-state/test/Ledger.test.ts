@@ -182,10 +182,32 @@ describe("§8.2 6/26/52", () => {
     const level = (f: any, v: any, fid = A, vid = B) => Verbs.independenceLevel(fid, vid, f, v).level
     assert.strictEqual(level(env("anthropic", "opus"), env("openai", "o3")), "cross-provider")
     assert.strictEqual(level(env("anthropic", "opus"), env("anthropic", "haiku")), "cross-model")
-    assert.strictEqual(level(env("anthropic", "opus"), env("anthropic", "opus")), "same-provider-different-session")
+    // Steward departs from xcheck here (ADR 0026, issue 39): same provider+model, different ids is
+    // `same`, not xcheck's `same-provider-different-session` — one model checking its own fix.
+    assert.strictEqual(level(env("anthropic", "opus"), env("anthropic", "opus")), "same")
     assert.strictEqual(level(env("anthropic", "opus"), env("anthropic", "opus"), A, A), "same")
     assert.strictEqual(level(undefined, env("openai", "o3")), "unrecorded")
     assert.strictEqual(level(env("unknown", "unknown"), env("unknown", "unknown")), "same-provider-different-session")
+  })
+
+  it("ADR 0026: `same` needs the provider and both models known; an unknown one stays xcheck's degraded level", () => {
+    const env = (provider: string, agent_model: string) => session(A, { provider, agent_model }) as any
+    const measure = (f: any, v: any) => Verbs.independenceLevel(A, B, f, v)
+    const same = measure(env("openai", "o3"), env("openai", "o3"))
+    assert.deepStrictEqual(same, {
+      level: "same",
+      note: "NO INDEPENDENCE: the same provider and model fixed and verified"
+    })
+    for (
+      const [f, v] of [
+        [env("anthropic", "unknown"), env("anthropic", "unknown")],
+        [env("anthropic", "opus"), env("anthropic", "unknown")],
+        [env("unknown", "opus"), env("unknown", "opus")],
+        [env("", "opus"), env("", "opus")]
+      ] as const
+    ) {
+      assert.strictEqual(measure(f, v).level, "same-provider-different-session", `${f.provider}/${f.agent_model}`)
+    }
   })
 })
 

@@ -117,6 +117,20 @@ describe("Metrics (§6, hand-derived)", () => {
     assert.deepStrictEqual(Metrics.outputIssues(m, Metrics.METRICS_SCHEMA), [])
   })
 
+  it("ADR 0026: a `same` verdict counts as degraded and is flagged in the text", () => {
+    const same = Effect.runSync(State.decodeText(harness((d) => {
+      d.findings = [
+        finding("F-0001", { status: "closed", independence: "same" }),
+        finding("F-0002", { status: "closed", independence: "cross-model" })
+      ]
+    })))
+    const m = Metrics.metrics(same, [], "p")
+    assert.strictEqual(m.independence.degraded, 1)
+    assert.deepStrictEqual(m.independence.degraded_levels, ["same-provider-different-session", "same", "unrecorded"])
+    assert.include(Metrics.renderMetrics(m), "same 1 ⚠ degraded")
+    assert.notInclude(Metrics.renderMetrics(m), "cross-model 1 ⚠")
+  })
+
   it("an empty project: every rate is null, not 0", () => {
     const e = Metrics.metrics(State.empty("tests"), [], "/p")
     for (

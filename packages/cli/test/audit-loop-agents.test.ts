@@ -194,7 +194,7 @@ describe("steward audit loop --agents", () => {
       assert.strictEqual(lint.exitCode, 0, lint.stdout)
     }))
 
-  it.live("fixer and verifier on the same provider and model: the verdict records xcheck's degraded level (ADR 0021)", () =>
+  it.live("fixer and verifier on the same provider and model: the verdict records `same`, labelled degraded (ADR 0026)", () =>
     Effect.gen(function*() {
       const s = yield* setup()
       s.play("auditor", "claude-code", "claude-scripted", auditor(s.project))
@@ -204,7 +204,23 @@ describe("steward audit loop --agents", () => {
       const run = yield* runCli(["audit", "loop", "--agents", ...s.at])
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const doc = yield* exportState(s.project)
-      assert.strictEqual(doc.findings[0].independence, "same-provider-different-session")
+      // two sessions, one provider and model: no independence (issue 39)
+      const envelope = (role: string) => doc.sessions.find((e: any) => e.role === role)
+      const [fixer, verifier_] = [envelope("Remediator"), envelope("Verifier")]
+      assert.notStrictEqual(fixer.session_id, verifier_.session_id)
+      assert.deepStrictEqual([fixer.provider, fixer.agent_model], [verifier_.provider, verifier_.agent_model])
+      assert.strictEqual(doc.findings[0].independence, "same")
+      const metrics = (yield* runCli(["audit", "metrics", "--project", s.project, "--json"])).json().independence
+      assert.deepStrictEqual(metrics.by_level, { same: 1 })
+      assert.strictEqual(metrics.degraded, 1)
+      assert.include(metrics.degraded_levels, "same")
+      const text = yield* runCli(["audit", "metrics", "--project", s.project])
+      assert.include(text.stdout, "independence: same 1 ⚠ degraded")
+      const dashboard = yield* runCli(["audit", "--project", s.project, "dashboard"])
+      assert.strictEqual(dashboard.exitCode, 0, dashboard.stderr)
+      const page = fs.readFileSync(path.join(s.project, "audit", "dashboard.html"), "utf8")
+      assert.include(page, "independence: same 1 ⚠ degraded<")
+      assert.include(page, "1 verdict(s) at a degraded independence level (same)")
     }))
 
   it.live("a remediator that times out, one that exits non-zero, one cancelled: project untouched, diff in quarantine", () =>

@@ -106,7 +106,9 @@ export const splitLocator = (locator: string): { path: string; lines?: readonly 
 }
 
 /**
- * Independence of a verdict from the fixer's and the verifier's envelopes (§7).
+ * Independence of a verdict from the fixer's and the verifier's envelopes (§7), with one
+ * departure from xcheck (ADR 0026, issue 39): the same known provider and model on both sides is
+ * `same` — one model checking its own fix is no independence, whatever the session.
  *
  * @since 0.1.0
  * @category independence
@@ -135,6 +137,12 @@ export const independenceLevel = (
     fixer.agent_model !== verifier.agent_model
   ) {
     return { level: "cross-model", note: "same provider, different models" }
+  }
+  if (
+    known(fixer.provider) && fixer.provider === verifier.provider && known(fixer.agent_model) &&
+    fixer.agent_model === verifier.agent_model
+  ) {
+    return { level: "same", note: "NO INDEPENDENCE: the same provider and model fixed and verified" }
   }
   return {
     level: "same-provider-different-session",
