@@ -8,18 +8,15 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import * as Help from "../src/Help.js"
 import { runCli } from "./harness.js"
+import { stewardArgv } from "./support/stewardProcess.js"
 
-const pkg = path.resolve(import.meta.dirname, "..")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
-/** `steward ARGS…` as a process (from the sources), in `cwd`, with `env` added. */
+/** `steward ARGS…` as a process (support/stewardProcess), in `cwd`, with `env` added. */
 const steward = (args: ReadonlyArray<string>, options: { cwd?: string; env?: Record<string, string> } = {}) =>
-  spawnSync(process.execPath, ["--import", loader, path.join(pkg, "src", "bin.ts"), ...args], {
+  spawnSync(process.execPath, stewardArgv(args), {
     cwd: options.cwd ?? os.tmpdir(),
     env: Object.fromEntries(
       Object.entries({ ...process.env, ...options.env }).filter(([k]) =>

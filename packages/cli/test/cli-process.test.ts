@@ -1,21 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { stewardArgv } from "./support/stewardProcess.js"
 
 // The CLI as a process: under a pseudo-terminal (util-linux `script`) and with pipes, and stopped
-// by signals. Runs the source through tsx's loader, so it needs no build.
+// by signals. The process is the one support/stewardProcess chooses (sources, or the bundle).
 
 const pkg = path.resolve(import.meta.dirname, "..")
-const bin = path.join(pkg, "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 const fixture = path.join(pkg, "test", "fixtures", "reflex", "route.valid.jsonl")
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "steward-process-"))
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`
-const stewardArgs = (args: ReadonlyArray<string>) => ["--import", loader, bin, ...args]
+const stewardArgs = stewardArgv
 
 interface Ended {
   readonly code: number | null

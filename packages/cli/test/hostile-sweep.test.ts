@@ -1,10 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { stewardArgv } from "./support/stewardProcess.js"
 
 // Issue 16 acceptance: every hostile input class — a FIFO, a symlink to /dev/zero, a huge file,
 // deep nesting, duplicate keys, an invalid UTF-16 string — given as each kind of document the CLI
@@ -15,8 +14,6 @@ import { pathToFileURL } from "node:url"
 // them, and a hang is a process still running after 150 s of wall time.
 
 const pkg = path.resolve(import.meta.dirname, "..")
-const bin = path.join(pkg, "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 const probe = path.join(pkg, "bench", "rss-probe.cjs")
 const fixture = (...parts: Array<string>) => path.join(pkg, "test", "fixtures", ...parts)
 
@@ -49,11 +46,11 @@ const collect = (child: ChildProcess, probeFile: string): Promise<Ran> =>
     })
   })
 
-/** Run `steward ARGS` from source, measured by the preloaded probe (peak RSS and CPU at exit). */
+/** Run `steward ARGS` (support/stewardProcess), measured by the preloaded probe (peak RSS and CPU at exit). */
 const steward = (args: ReadonlyArray<string>, cwd: string, stdoutFile?: string): Promise<Ran> => {
   const probeFile = path.join(cwd, `probe-${process.hrtime.bigint()}.jsonl`)
   const out = stdoutFile === undefined ? "ignore" : fs.openSync(stdoutFile, "w")
-  const child = spawn(process.execPath, ["-r", probe, "--import", loader, bin, ...args], {
+  const child = spawn(process.execPath, ["-r", probe, ...stewardArgv(args)], {
     cwd,
     env: { ...process.env, STEWARD_BENCH_PROBE: probeFile, NO_COLOR: "1" },
     stdio: ["ignore", out, "pipe"]

@@ -14,13 +14,10 @@ import { SqlBackends } from "@steward/testing"
 import { Effect, Redacted } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { stewardArgv } from "./support/stewardProcess.js"
 
-const bin = path.resolve(import.meta.dirname, "..", "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "multihost-reflex-"))
 
 interface Ran {
@@ -29,10 +26,10 @@ interface Ran {
   readonly stderr: string
 }
 
-/** One `steward` process to completion (the source through tsx's loader: no build needed). */
+/** One `steward` process to completion (support/stewardProcess: the sources, or the bundle). */
 const steward = (args: ReadonlyArray<string>) =>
   Effect.async<Ran>((resume) => {
-    const child = spawn(process.execPath, ["--import", loader, bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, stewardArgv(args), { stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))

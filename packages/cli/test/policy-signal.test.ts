@@ -3,15 +3,14 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { stewardArgv } from "./support/stewardProcess.js"
 
 // Issue 12: the catastrophic user rule is decided at once, and `policy` stops on SIGTERM. The CLI
 // runs as a real process (signals need one); the bound is the test's timeout, not a clock assert.
-const bin = path.join(import.meta.dirname, "../src/bin.ts")
-const tsx = path.join(import.meta.dirname, "../../../node_modules/.bin/tsx")
 
 const run = (args: ReadonlyArray<string>, sigtermAfterMs?: number) =>
   new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) => {
-    const child = spawn(tsx, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, stewardArgv(args), { stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     child.stdout!.on("data", (chunk) => void (stdout += String(chunk)))
     const timer = sigtermAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGTERM"), sigtermAfterMs)

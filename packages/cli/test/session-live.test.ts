@@ -9,15 +9,10 @@ import * as EventJson from "@steward/harness-sessions/EventJson"
 import { Effect } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import * as Ndjson from "./support/ndjson.js"
-
-const pkg = path.resolve(import.meta.dirname, "..")
-const bin = path.join(pkg, "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+import { stewardArgv } from "./support/stewardProcess.js"
 
 // The slow tool: it waits on the FIFO until the test writes to it, then prints `gate-opened`
 // (a word its own command line does not contain).
@@ -47,7 +42,7 @@ const setup = () => {
   ]
   fs.writeFileSync(script, turns.map((t) => JSON.stringify(t)).join("\n"))
   const start = (args: ReadonlyArray<string>): Live => {
-    const child = spawn(process.execPath, ["--import", loader, bin, ...args, "--state-dir", state], {
+    const child = spawn(process.execPath, stewardArgv([...args, "--state-dir", state]), {
       cwd: ws,
       stdio: ["ignore", "pipe", "pipe"]
     })

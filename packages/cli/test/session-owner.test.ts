@@ -10,15 +10,10 @@ import { SqlBackends } from "@steward/testing"
 import { Effect } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import * as Ndjson from "./support/ndjson.js"
-
-const pkg = path.resolve(import.meta.dirname, "..")
-const bin = path.join(pkg, "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+import { stewardArgv } from "./support/stewardProcess.js"
 
 interface Ended {
   readonly code: number | null
@@ -63,7 +58,7 @@ const setup = (database: string | undefined, turns: ReadonlyArray<unknown> = TUR
   )
   const db = database === undefined ? [] : ["--database-url", database]
   const start = (args: ReadonlyArray<string>) =>
-    spawn(process.execPath, ["--import", loader, bin, ...args, "--state-dir", state, ...db], {
+    spawn(process.execPath, stewardArgv([...args, "--state-dir", state, ...db]), {
       cwd: ws,
       env: { ...process.env, STEWARD_SESSION_LEASE: LEASE },
       stdio: ["ignore", "pipe", "pipe"]

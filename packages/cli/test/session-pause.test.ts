@@ -10,15 +10,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import { runCli } from "./harness.js"
-
-const pkg = path.resolve(import.meta.dirname, "..")
-const bin = path.join(pkg, "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+import { stewardArgv } from "./support/stewardProcess.js"
 
 const node = (n: number) => ({ toolCalls: [{ name: "shell", input: { command: `node -e "console.log(${n})"` } }] })
 
@@ -38,7 +33,7 @@ const setup = (...turns: ReadonlyArray<unknown>) => {
 
 /** `steward session run …` under a pseudo-terminal (`script` from util-linux), as a person runs it. */
 const inTerminal = (t: ReturnType<typeof setup>, prompt: string) => {
-  const command = [process.execPath, "--import", loader, bin, "session", "run", "--state-dir", t.state, "--script"]
+  const command = [process.execPath, ...stewardArgv(["session", "run", "--state-dir", t.state, "--script"])]
     .concat([t.script, "--workspace", t.ws, "--sandbox", "off", prompt])
     .map((a) => `'${a}'`).join(" ")
   const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: t.ws, stdio: ["pipe", "pipe", "pipe"] })

@@ -9,17 +9,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll } from "vitest"
 import * as Ndjson from "./support/ndjson.js"
+import { stewardArgv } from "./support/stewardProcess.js"
 
 const pkg = path.resolve(import.meta.dirname, "..")
 const repo = path.resolve(pkg, "..", "..")
-const bin = path.join(pkg, "src", "bin.ts")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 
 const pgCtl = fs.existsSync("/usr/lib/postgresql")
   ? fs.readdirSync("/usr/lib/postgresql").map((v) => `/usr/lib/postgresql/${v}/bin/pg_ctl`).find((p) =>
@@ -73,7 +70,7 @@ const setup = (turns: ReadonlyArray<unknown>, env: Record<string, string>) => {
   const script = path.join(dir, "script.jsonl")
   fs.writeFileSync(script, turns.map((t) => JSON.stringify(t)).join("\n"))
   const start = (args: ReadonlyArray<string>) =>
-    spawn(process.execPath, ["--import", loader, bin, ...args, "--state-dir", state, "--database-url", url], {
+    spawn(process.execPath, stewardArgv([...args, "--state-dir", state, "--database-url", url]), {
       cwd: ws,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"]

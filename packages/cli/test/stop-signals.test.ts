@@ -2,11 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import * as StopSignals from "../src/internal/stopSignals.js"
+import { stewardEntry } from "./support/stewardProcess.js"
 
 // SIGINT exits 130 and SIGTERM 143 whenever the signal arrives, in every area.
 
@@ -91,8 +90,6 @@ describe("stop signals (fake process)", () => {
 
 // The real executable, outside the algal area (which has its own handlers): a command waiting on
 // stdin is stopped; the state it would have written is not.
-const pkg = path.resolve(import.meta.dirname, "..")
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 const collect = (child: ChildProcess) =>
   new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) => {
     let stderr = ""
@@ -102,9 +99,7 @@ const collect = (child: ChildProcess) =>
 
 const stewardWaitingOnStdin = (cwd: string) =>
   spawn(process.execPath, [
-    "--import",
-    loader,
-    path.join(pkg, "src", "bin.ts"),
+    ...stewardEntry,
     "policy",
     "check",
     "--tool",
