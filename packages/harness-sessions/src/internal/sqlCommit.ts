@@ -1,6 +1,7 @@
 /**
  * One commit of the SQL store: one transaction that renews the writer's lease, bumps the
- * session's `last_seq` and writes the events, step and revision together. A lost connection is
+ * session's `last_seq` and writes the events, step and revision together — on SQLite, when it is
+ * only events and steps under a fresh lease, one statement instead (ADR 0582). A lost connection is
  * retried within the reconnect window (ADR 0562); when it is lost at the COMMIT itself the outcome
  * is unknown, so the commit is read back (the events at the seqs it took, or its step or revision)
  * before anything is tried again: a commit that landed is never written twice, one that did not
