@@ -62,7 +62,8 @@ describe("SQLite commit: one statement (ADR 0582)", () => {
         step: { run: "r", index: 1, result: { decided: "allow" } },
         owner
       }))
-      assert.isTrue(exit._tag === "Success")
+      // The seqs it hands back (from the statement's RETURNING) are the ones stored.
+      assert.deepStrictEqual(exit._tag === "Success" ? exit.value.map((e) => e.seq) : [], [1, 2])
       assert.strictEqual(ran.length, 1)
       assert.match(ran[0]!, /^INSERT INTO harness_commit_rows /)
       assert.deepStrictEqual((yield* store.read("s")).map((e) => [e.seq, e.type]), [[1, "tool.decision"], [
@@ -71,7 +72,7 @@ describe("SQLite commit: one statement (ADR 0582)", () => {
       ]])
       assert.deepStrictEqual(yield* store.step("s", "r", 0), Option.some({ reply: 1 }))
       assert.deepStrictEqual(yield* store.step("s", "r", 1), Option.some({ decided: "allow" }))
-      // The seqs it hands back are the stored ones, and the next commit numbers after them.
+      // The next commit numbers after them.
       const next = yield* store.commit("s", { events: [Event.make("r", "tool.result", {})], owner })
       assert.deepStrictEqual(next.map((e) => e.seq), [3])
     }).pipe(Effect.provide(layer())))
