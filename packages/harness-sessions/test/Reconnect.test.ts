@@ -57,6 +57,20 @@ const faulty = (conn: SqlConnection.Connection, faults: Faults): SqlConnection.C
             return Effect.zipRight(run, Effect.fail(lost()))
           })
       }
+      // On SQLite a commit of events and steps is one statement (ADR 0582): it is its own COMMIT.
+      if (prop === "execute") {
+        return (sql: string, params: ReadonlyArray<unknown>, transform: undefined) =>
+          gate(() => {
+            if (!sql.startsWith("INSERT INTO harness_commit_rows") || faults.commit === "ok") {
+              return target.execute(sql, params, transform)
+            }
+            const when = faults.commit
+            faults.commit = "ok"
+            faults.down = faults.thenDown ?? 0
+            const run = when === "after" ? target.execute(sql, params, transform) : Effect.void
+            return Effect.zipRight(run, Effect.fail(lost()))
+          })
+      }
       return (...args: Array<unknown>) =>
         gate(() => (value as (...a: Array<unknown>) => Effect.Effect<unknown, SqlError>).apply(target, args))
     }
@@ -79,14 +93,21 @@ const layer = (faults: Faults, window = "2 seconds") =>
 
 const two = [Event.make("r", "message", { text: "a" }), Event.make("r", "message", { text: "b" })]
 
-describe("a lost connection", () => {
+// Both ways a commit is written on SQLite: one statement (events and a step), or a transaction
+// (here: one that also changes the session's meta).
+const kinds = [
+  { kind: "one statement", extra: {} },
+  { kind: "transaction", extra: { meta: { changed: true } } }
+] as const
+
+describe.each(kinds)("a lost connection ($kind)", ({ extra }) => {
   it.live("a COMMIT lost after it took effect is read back, not written again", () => {
     const faults: Faults = { down: 0, commit: "ok" }
     return Effect.gen(function*() {
       const store = yield* EventStore.EventStore
       yield* store.create("s", {})
       faults.commit = "after"
-      const written = yield* store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 } })
+      const written = yield* store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 }, ...extra })
       assert.deepStrictEqual(written.map((e) => e.seq), [1, 2])
       assert.strictEqual(faults.commit, "ok")
       const next = yield* store.commit("s", { events: [Event.make("r", "message", { text: "c" })] })
@@ -106,7 +127,7 @@ describe("a lost connection", () => {
       const store = yield* EventStore.EventStore
       yield* store.create("s", {})
       faults.commit = "before"
-      const written = yield* store.commit("s", { events: two })
+      const written = yield* store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 }, ...extra })
       assert.deepStrictEqual(written.map((e) => e.seq), [1, 2])
       assert.strictEqual(faults.commit, "ok")
       assert.deepStrictEqual((yield* store.read("s")).map((e) => e.seq), [1, 2])
@@ -121,7 +142,7 @@ describe("a lost connection", () => {
       // The COMMIT lands and the connection is lost; then the server refuses the next 5 statements.
       faults.commit = "after"
       faults.thenDown = 5
-      const written = yield* store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 } })
+      const written = yield* store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 }, ...extra })
       assert.strictEqual(faults.down, 0)
       assert.deepStrictEqual(written.map((e) => e.seq), [1, 2])
       assert.deepStrictEqual((yield* store.read("s")).map((e) => e.seq), [1, 2])
@@ -134,7 +155,7 @@ describe("a lost connection", () => {
       const store = yield* EventStore.EventStore
       yield* store.create("s", {})
       faults.down = 6
-      const written = yield* store.commit("s", { events: two })
+      const written = yield* store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 }, ...extra })
       assert.deepStrictEqual(written.map((e) => e.seq), [1, 2])
       faults.down = 4
       assert.deepStrictEqual((yield* store.read("s")).map((e) => e.seq), [1, 2])
@@ -147,7 +168,9 @@ describe("a lost connection", () => {
       const store = yield* EventStore.EventStore
       yield* store.create("s", {})
       faults.down = 1_000_000
-      const error = yield* Effect.flip(store.commit("s", { events: two }))
+      const error = yield* Effect.flip(
+        store.commit("s", { events: two, step: { run: "r", index: 0, result: 1 }, ...extra })
+      )
       assert.strictEqual(error.code, "STORE_FAILED")
       assert.include(error.message, "connection to the database was lost")
       assert.include(error.message, "Connection terminated unexpectedly")

@@ -1,6 +1,7 @@
 /**
  * One commit of the SQL store: one transaction that renews the writer's lease, bumps the
- * session's `last_seq` and writes the events, step and revision together. A lost connection is
+ * session's `last_seq` and writes the events, step and revision together — on SQLite, when it is
+ * only events and steps under a fresh lease, one statement instead (ADR 0582). A lost connection is
  * retried within the reconnect window (ADR 0562); when it is lost at the COMMIT itself the outcome
  * is unknown, so the commit is read back (the events at the seqs it took, or its step or revision)
  * before anything is tried again: a commit that landed is never written twice, one that did not
@@ -98,6 +99,65 @@ export const append = (
   ORDER BY k RETURNING seq`
 
 const json = (value: unknown): string => JSON.stringify(value ?? null)
+
+/**
+ * SQLite (migration 0005, ADR 0582): the view a commit of events and steps is inserted into, one
+ * row per event (`step` NULL) or step (`step` its index, `data` its result), and the trigger that
+ * writes each row where it belongs. One INSERT is one statement, and SQLite runs a statement
+ * atomically: every row is written or none. A row whose session is missing, or whose `owner` (the
+ * lease fence) no longer holds the session's lease, aborts the whole statement.
+ */
+export const commitRowsSchema: ReadonlyArray<string> = [
+  `CREATE VIEW IF NOT EXISTS harness_commit_rows (session, owner, at, run, type, data, step) AS
+    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`,
+  `CREATE TRIGGER IF NOT EXISTS harness_commit_rows_insert INSTEAD OF INSERT ON harness_commit_rows BEGIN
+    SELECT RAISE(ABORT, 'harness commit refused: no session')
+      WHERE NOT EXISTS (SELECT 1 FROM harness_sessions WHERE id = NEW.session);
+    SELECT RAISE(ABORT, 'harness commit refused: lease not held')
+      WHERE NEW.owner IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM harness_leases WHERE session = NEW.session AND owner = NEW.owner);
+    INSERT INTO harness_events (session, seq, at, run, type, data)
+      SELECT NEW.session, COALESCE((SELECT MAX(seq) FROM harness_events WHERE session = NEW.session), 0) + 1,
+        NEW.at, NEW.run, NEW.type, NEW.data
+      WHERE NEW.step IS NULL;
+    INSERT INTO harness_steps (session, run, idx, result)
+      SELECT NEW.session, NEW.run, NEW.step, NEW.data
+      WHERE NEW.step IS NOT NULL;
+  END`
+]
+
+// Rows in one commit statement: 7 parameters each, well under SQLite's parameter limit. A larger
+// commit (a long deferred run) takes the transaction.
+const SINGLE_ROWS = 200
+
+/** The statement was refused by the commit trigger (no session, or a lost lease). */
+const isRefused = (error: unknown): boolean => {
+  for (let e: unknown = error, i = 0; i < 8 && typeof e === "object" && e !== null; i++) {
+    if (String((e as { message?: unknown }).message ?? "").includes("harness commit refused")) return true
+    e = (e as { cause?: unknown }).cause
+  }
+  return false
+}
+
+/**
+ * SQLite: `rows` (events and steps, in order) as one INSERT into `harness_commit_rows`. Each row
+ * returns the session's last seq after its trigger ran, so the highest is the last event's seq.
+ */
+export const commitRows = (
+  sql: SqlClient.SqlClient,
+  id: string,
+  owner: string | null,
+  at: number,
+  rows: ReadonlyArray<
+    { readonly run: string | null; readonly type: string | null; readonly data: string; readonly step: number | null }
+  >
+) =>
+  sql<{ top: unknown }>`INSERT INTO harness_commit_rows (session, owner, at, run, type, data, step) VALUES ${
+    sql.unsafe(
+      rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", "),
+      rows.flatMap((r) => [id, owner, at, r.run, r.type, r.data, r.step])
+    )
+  } RETURNING (SELECT MAX(seq) FROM harness_events WHERE session = harness_commit_rows.session) AS top`
 
 /** What a commit needs of its store. */
 export interface Deps {
@@ -213,11 +273,93 @@ export const commit = (deps: Deps) => (id: string, commit: EventStore.Commit) =>
       })
     )
   })
-  return once.pipe(
+  const inTransaction = once.pipe(
     Reconnect.retrying(deps.window),
     Effect.mapError((error) => isSqlError(error) ? deps.failed("commit")(error) : error)
   )
+  const steps = stepsOf(commit)
+  // SQLite, events and at least one step (what a lost connection's read-back finds it by), the
+  // lease (if any) fresh: one statement (ADR 0582). A commit that renews the lease, changes meta,
+  // stores a revision or has no step takes the transaction.
+  const single = deps.appendOnly && commit.meta === undefined && commit.revision === undefined &&
+    steps.length > 0 && n + steps.length <= SINGLE_ROWS
+  if (!single) return inTransaction
+  return Effect.flatMap(deps.now, (now) => {
+    const { owner } = commit
+    if (owner !== undefined && !deps.renewals.fresh(id, owner, now)) return inTransaction
+    const at = commit.at ?? now
+    const stored = (first: number) =>
+      commit.events.map((e, i) =>
+        Rows.written(id, first + i, at, e, FrozenJson.isImmutable(e.data) ? e.data : JSON.parse(data[i]!))
+      )
+    const rows = [
+      ...commit.events.map((e, i) => ({ run: e.run, type: e.type, data: data[i]!, step: null })),
+      ...steps.map((s) => ({ run: s.run, type: null, data: FrozenJson.stepText(s), step: s.index }))
+    ]
+    const once = commitRows(sql, id, owner?.id ?? null, at, rows).pipe(
+      Effect.map((returned) => stored(n === 0 ? 0 : Math.max(...returned.map((r) => Number(r.top))) - n + 1)),
+      // Refused: the renewal says whether the lease was lost (BUSY); else the session is missing.
+      Effect.catchIf(isRefused, () =>
+        Effect.gen(function*() {
+          if (owner !== undefined) yield* deps.renewLease(id, owner, now, false)
+          return yield* new HarnessError({ code: "SESSION_NOT_FOUND", message: `no session ${id}` })
+        })),
+      // The connection was lost with the statement sent: read back whether it landed (ADR 0562).
+      Effect.catchIf(Reconnect.isConnectionLoss, (error) =>
+        landedRows(sql, id, commit, data, steps.at(-1)!).pipe(
+          Reconnect.retrying(deps.window),
+          Effect.mapError((readError) => unreadable(deps, readError)),
+          Effect.flatMap((first) => first === undefined ? Effect.fail(error) : Effect.succeed(stored(first)))
+        ))
+    )
+    return once.pipe(
+      Reconnect.retrying(deps.window),
+      Effect.mapError((error) => isSqlError(error) ? deps.failed("commit")(error) : error)
+    )
+  })
 }
+
+/**
+ * Whether a one-statement commit landed, found by its last step (a step is stored once): `undefined`
+ * when it did not; else the seq of its first event, its events being the session's last ones (a
+ * statement that landed wrote them all, and the lease keeps other writers out).
+ */
+const landedRows = (
+  sql: SqlClient.SqlClient,
+  id: string,
+  commit: EventStore.Commit,
+  data: ReadonlyArray<string>,
+  step: EventStore.Step
+): Effect.Effect<number | undefined, SqlError.SqlError | HarnessError> =>
+  Effect.gen(function*() {
+    const found = yield* sql<{ result: unknown }>`SELECT result FROM harness_steps
+      WHERE session = ${id} AND run = ${step.run} AND idx = ${step.index}`
+    if (found[0]?.result !== FrozenJson.stepText(step)) return undefined
+    const n = commit.events.length
+    if (n === 0) return 0
+    const last = yield* sql<{ seq: unknown; run: unknown; type: unknown; data: unknown }>`SELECT seq, run, type, data
+      FROM harness_events WHERE session = ${id} ORDER BY seq DESC LIMIT ${n}`
+    const rows = [...last].reverse()
+    const same = rows.length === n && rows.every((row, i) => {
+      const e = commit.events[i]!
+      return row.type === e.type && (row.run ?? null) === e.run && row.data === data[i]
+    })
+    if (!same) {
+      return yield* new HarnessError({
+        code: "STORE_FAILED",
+        message: `session store: commit failed: its step landed but its events are not the session's last`
+      })
+    }
+    return Number(rows[0]!.seq)
+  })
+
+const unreadable = (deps: Deps, readError: SqlError.SqlError | HarnessError) =>
+  readError instanceof HarnessError ? readError : new HarnessError({
+    code: "STORE_FAILED",
+    message: `session store: commit failed: the connection was lost at COMMIT and the outcome could not be read back (${
+      deps.failed("read-back")(readError).message
+    }); check the session with \`session verify\` before resuming`
+  })
 
 /** Every step a commit stores: its deferred ones, then its own. */
 const stepsOf = (commit: EventStore.Commit): ReadonlyArray<EventStore.Step> =>
@@ -249,15 +391,7 @@ const resolve = (
 ) =>
   landed(deps.sql, id, commit, written).pipe(
     Reconnect.retrying(deps.window),
-    Effect.mapError((readError) =>
-      new HarnessError({
-        code: "STORE_FAILED",
-        message:
-          `session store: commit failed: the connection was lost at COMMIT and the outcome could not be read back (${
-            deps.failed("read-back")(readError).message
-          }); check the session with \`session verify\` before resuming`
-      })
-    ),
+    Effect.mapError((readError) => unreadable(deps, readError)),
     Effect.flatMap((ok) => ok ? Effect.succeed(written.events) : Effect.fail(error))
   )
 

@@ -82,6 +82,16 @@ export const migrations = Migrator.fromRecord({
       pg: () => sql`ALTER TABLE harness_sessions ALTER COLUMN last_seq SET DEFAULT 0`,
       orElse: () => Effect.void
     })
+  }),
+  // SQLite: a commit of events and steps is one INSERT into this view (ADR 0582); its trigger writes
+  // each row where it belongs and refuses the whole statement when the session is missing or the
+  // lease is not the writer's. PostgreSQL commits in its own transaction and has no such view.
+  "0005_harness_sessions_commit_rows": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.onDialectOrElse({
+      sqlite: () => Effect.all(SqlCommit.commitRowsSchema.map((statement) => sql.unsafe(statement)), { discard: true }),
+      orElse: () => Effect.void
+    })
   })
 })
 
