@@ -257,6 +257,31 @@ describe("fail closed", () => {
         assert.strictEqual(decide("ssh -o 'ProxyCommand=\"nc %h %p\"' host").decision, "ask")
       }))
 
+    // Deeper runs: `(…)` around `(…)` spells `((…))`, and `$(…)` around it `$((…))`, which the grammar
+    // cannot parse as arithmetic either (a parse error, an ask dropped inside a speculative
+    // reading). A shell without arithmetic commands (dash) runs them as nested subshells.
+    it.effect("((…)) and $((…)) that do not parse are also read as nested subshells", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "((bash -c 'rm -rf /'))",
+            "coverage run '((bash -O extglob -c '\\''rm -rf /'\\''))'",
+            "coverage run 'x=$((printf -v GIT_EDITOR %s '\\''rm -rf /'\\''; export GIT_EDITOR; git commit))'"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+        for (const command of ["echo $((1 + 2))", "x=$(( (1 + 2) * 3 ))"]) {
+          assert.strictEqual(decide(command).decision, "allow", command)
+        }
+      }))
+
     it.effect("every ask names what could not be resolved", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser

@@ -104,6 +104,12 @@ const analyzeParsed = (analyzer: Analyzer, parsed: ParsedCommand, depth: number,
   for (const inner of parsed.subshellReadings ?? []) {
     speculate(analyzer, () => analyzeSource(analyzer, `(${inner})`, depth + 1, null))
   }
+  // `((…))` and `$((…))` the grammar cannot read as arithmetic: a shell without arithmetic
+  // commands (dash) runs them as nested subshells (ADR 0219)
+  if (parsed.source.includes("((") && parsed.issues.some((i) => i.id === "parse-error")) {
+    const separated = parsed.source.replace(/\((?=\()/g, "( ").replace(/\)(?=\))/g, ") ")
+    speculate(analyzer, () => analyzeSource(analyzer, separated, depth + 1, null))
+  }
 }
 
 /** Analyze a whole source string (top level or nested: `bash -c`, env values, eval, watch). */
