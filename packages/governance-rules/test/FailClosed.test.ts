@@ -225,7 +225,16 @@ describe("fail closed", () => {
           const command of [
             "printf 'git status\\nrm -rf /\\n' | xargs -I{} sh -c '{}'",
             "coverage run '(sudo -u root echo '\\''rm -rf /'\\'' | xargs -I{} sh -c '\\''{}'\\'')'",
-            "coverage run 'x=$(echo / | xargs rm -rf)'"
+            "coverage run 'x=$(echo / | xargs rm -rf)'",
+            // an item that spans lines (a deeper run) or NUL-delimited items (`-0`): other splits are read too
+            `env -i FOO=1 coverage run ${
+              squote(
+                `for i in 1; do echo ${
+                  squote(`printf '%s\n' ${squote("!rm -rf /")} | ex -s`)
+                } | xargs -I{} sh -c '{}'; done`
+              )
+            }`,
+            "printf 'git status\\0rm -rf /' | xargs -0 -I{} sh -c '{}'"
           ]
         ) {
           const decision = decide(command)

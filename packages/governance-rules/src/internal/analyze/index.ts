@@ -324,7 +324,8 @@ const withLine = (argv: ReadonlyArray<Word>, token: string, line: string): Reado
 /**
  * `xargs` runs its command once per line of stdin (`-I {}`) or with stdin's words appended. Each
  * line after the first of a literal pipe is a command of its own (the first is decided in place);
- * what an unknown pipe may feed (its readings) and the words appended are read speculatively.
+ * what an unknown pipe may feed (its readings), other splits of the text and the words appended
+ * are read speculatively.
  */
 const stdinFed = (
   analyzer: Analyzer,
@@ -345,8 +346,11 @@ const stdinFed = (
     for (const text of known === null ? stdinReadings(command) : [known]) {
       if (placeholder === null) {
         run([...argv, ...text.split(/\s+/).filter((t) => t.length > 0).map((t) => word(t.replace(/['"\\]/g, "")))])
-      } else if (known === null) {
-        for (const line of linesOf(text) ?? []) run(withLine(argv, placeholder, line))
+      } else {
+        // per line as xargs splits by default; per NUL item (`-0`) and the whole text as other
+        // delimiters (`-d`) or a reader of the unsplit text would see it
+        const items = new Set([...(known === null ? linesOf(text) ?? [] : []), ...text.split("\0"), text])
+        for (const item of [...items].slice(0, MAX_LINES)) if (/\S/.test(item)) run(withLine(argv, placeholder, item))
       }
     }
   })
