@@ -166,6 +166,131 @@ describe("fail closed", () => {
         }
       }))
 
+    // CI (seed -173146668) composed `printf '%s\n' '!CMD' | ex -s`, `x=$(…)` and `coverage run '…'`
+    // into an allow. Cause: a pipe's text was computed only for `echo` and a one-argument `printf`,
+    // so the Ex-mode reading of `!CMD` had nothing to read; the code-from-stdin guard that asked
+    // instead counts only outside a speculative reading (a known tool's argument is one).
+    it.effect("a pipe's printf with arguments is read exactly: its Ex-mode commands decide inside any reading", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "coverage run 'x=$(printf '\\''%s\n'\\'' '\\''!rm -rf /'\\'' | ex -s)'",
+            "printf '%s\\n' '!rm -rf /' | ex -s",
+            "printf '%s %s\\n' '!rm' '-rf /' | vim -es",
+            "echo -e '!rm -rf \\x2f' | ex -s"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+        assert.strictEqual(decide("printf '%s\\n' a.txt b.txt | xargs -I{} cat {}").decision, "allow")
+      }))
+
+    // Deeper runs: the same loss when the pipe's writer is wrapped (`sudo -u root echo CMD | sh`,
+    // an unknown wrapper, a subshell) — the engine read only a bare `echo`/`printf`.
+    it.effect("what a wrapped, unknown or grouped writer prints is read speculatively by every stdin reader", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "coverage run 'x=$(sudo -u root echo '\\''rm -rf /'\\'' | sh)'",
+            "coverage run 'for i in 1; do sudo -u root echo '\\''rm -rf /'\\'' | sh; done'",
+            "coverage run 'x=$(mystery-wrapper --opt x echo '\\''rm -rf /'\\'' | sh)'",
+            "coverage run 'x=$( (echo '\\''rm -rf /'\\'') | bash)'",
+            "coverage run 'x=$(nice -n 5 printf '\\''%s\n'\\'' '\\''!rm -rf /'\\'' | ex -s)'"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+      }))
+
+    // Deeper runs: `echo CMD | xargs -I{} sh -c '{}'` behind a wrapper; and xargs reads every line.
+    it.effect("xargs runs each line it is fed (and what an unknown pipe may feed it) as a command", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "printf 'git status\\nrm -rf /\\n' | xargs -I{} sh -c '{}'",
+            "coverage run '(sudo -u root echo '\\''rm -rf /'\\'' | xargs -I{} sh -c '\\''{}'\\'')'",
+            "coverage run 'x=$(echo / | xargs rm -rf)'",
+            // an item that spans lines (a deeper run) or NUL-delimited items (`-0`): other splits are read too
+            `env -i FOO=1 coverage run ${
+              squote(
+                `for i in 1; do echo ${
+                  squote(`printf '%s\n' ${squote("!rm -rf /")} | ex -s`)
+                } | xargs -I{} sh -c '{}'; done`
+              )
+            }`,
+            "printf 'git status\\0rm -rf /' | xargs -0 -I{} sh -c '{}'"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+      }))
+
+    // Deeper runs (layers ssh -o ProxyCommand, coverage run, mystery-wrapper, coverage run): the
+    // ProxyCommand's value lost a quote at each end independently, so `git push origin $'+main'`
+    // became `… $'+main`, which does not parse — an ask, dropped inside a speculative reading.
+    it.effect("an ssh command option strips only a pair of quotes around its whole value", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "ssh -o ProxyCommand='git push origin $'\\''+main'\\''' host",
+            "ssh -o ProxyCommand=\"'git' push origin '+main'\" host",
+            "coverage run 'mystery-wrapper --opt x ssh -o ProxyCommand='\\''git push origin $'\\''\\'\\'''\\''+main'\\''\\'\\'''\\''' host'"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+        assert.strictEqual(decide("ssh -o 'ProxyCommand=\"nc %h %p\"' host").decision, "ask")
+      }))
+
+    // Deeper runs: `(…)` around `(…)` spells `((…))`, and `$(…)` around it `$((…))`, which the grammar
+    // cannot parse as arithmetic either (a parse error, an ask dropped inside a speculative
+    // reading). A shell without arithmetic commands (dash) runs them as nested subshells.
+    it.effect("((…)) and $((…)) that do not parse are also read as nested subshells", () =>
+      Effect.gen(function*() {
+        const parser = yield* ShellParser.ShellParser
+        yield* parser.ready
+        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+        for (
+          const command of [
+            "((bash -c 'rm -rf /'))",
+            "coverage run '((bash -O extglob -c '\\''rm -rf /'\\''))'",
+            "coverage run 'x=$((printf -v GIT_EDITOR %s '\\''rm -rf /'\\''; export GIT_EDITOR; git commit))'"
+          ]
+        ) {
+          const decision = decide(command)
+          assert.strictEqual(decision.decision, "deny", command)
+          assert.strictEqual(decision.citation.layer, "universal", command)
+        }
+        for (const command of ["echo $((1 + 2))", "x=$(( (1 + 2) * 3 ))"]) {
+          assert.strictEqual(decide(command).decision, "allow", command)
+        }
+      }))
+
     it.effect("every ask names what could not be resolved", () =>
       Effect.gen(function*() {
         const parser = yield* ShellParser.ShellParser

@@ -105,7 +105,9 @@ table("wrappers", [
   ["sudo -u root -E rm -rf /", "deny"],
   ["sudo ls", "ask"],
   ["xargs -0 -n 1 rm -rf < list", "ask"],
-  ["echo / | xargs rm -rf", "ask"],
+  // xargs appends what the literal pipe feeds: it runs `rm -rf /` (ADR 0219)
+  ["echo / | xargs rm -rf", "deny"],
+  ["echo build | xargs rm -rf", "ask"],
   ["find . -exec sh -c 'rm -rf /' \\;", "deny"],
   ["find . -name '*.log' -exec grep -l error {} +", "allow"],
   ["find build -delete", "allow"],

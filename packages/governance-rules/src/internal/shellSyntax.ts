@@ -7,7 +7,8 @@
  * @internal
  */
 import type { Node } from "web-tree-sitter"
-import { decodeAnsiC, type Word, wordOf } from "./shellWords.js"
+import { printedBy } from "./printed.js"
+import { type Word, wordOf } from "./shellWords.js"
 
 export { type Word, wordOf } from "./shellWords.js"
 
@@ -32,6 +33,11 @@ export interface SimpleCommand {
   readonly stdoutPiped?: boolean
   /** What a pipe feeds this command when the engine can tell: a literal `echo`, `printf` or heredoc. */
   readonly stdinText?: string | null
+  /**
+   * The argv of each command of the pipe's previous stage (`sudo echo …`, `(printf …)`): what
+   * they may print is read speculatively when `stdinText` is unknown.
+   */
+  readonly stdinWriters?: ReadonlyArray<ReadonlyArray<Word>>
   /** True for a bare `NAME=value` statement (or `export NAME=value`). */
   readonly bareAssignment: boolean
 }
@@ -74,49 +80,60 @@ const feedsPipe = (node: Node): boolean => {
   return next !== null && (next.type === "|" || next.type === "|&")
 }
 
-const LITERAL_WRITERS = new Set(["echo", "printf"])
+/** The words of a `command` node (its name and arguments; assignments before it left out). */
+const argvOf = (command: Node): Array<Word> => {
+  const words: Array<Word> = []
+  for (const child of command.namedChildren) {
+    if (child === null) continue
+    if (child.type === "command_name") {
+      const inner = child.namedChild(0)
+      if (inner !== null) words.push(wordOf(inner))
+    } else if (
+      child.type !== "variable_assignment" && child.type !== "file_redirect" && child.type !== "heredoc_redirect" &&
+      child.type !== "herestring_redirect"
+    ) words.push(wordOf(child))
+  }
+  return words
+}
+
+const MAX_WRITERS = 16
 
 /**
- * The text the previous stage of a pipeline writes, when it is literal: `echo WORDS`,
- * `printf FORMAT` (escapes decoded, no arguments) or `cat` of a heredoc.
+ * What feeds a pipeline stage: the text, when the previous stage is a literal `echo`/`printf`
+ * (exactly as bash prints it) or `cat` of a heredoc; and the argv of every command in the
+ * previous stage (`sudo echo …`, `(printf …)`), from which the analyser reads what they may print.
  */
-const upstreamText = (node: Node): string | null => {
+const upstreamOf = (node: Node): { readonly text: string | null; readonly writers: Array<ReadonlyArray<Word>> } => {
+  const none = { text: null, writers: [] }
   let current: Node = node
   if (current.parent !== null && current.parent.type === "redirected_statement") current = current.parent
   const bar = current.previousSibling
-  if (bar === null || (bar.type !== "|" && bar.type !== "|&")) return null
+  if (bar === null || (bar.type !== "|" && bar.type !== "|&")) return none
   let upstream = bar.previousSibling
   if (upstream === null) {
     // `cat <<EOF | sh`: the grammar nests the rest of the pipeline inside the heredoc redirect.
     const redirect = current.parent?.parent
     const statement = redirect?.parent
-    if (redirect?.type !== "heredoc_redirect" || statement?.type !== "redirected_statement") return null
-    return statement.childForFieldName("body")?.text.trim() === "cat" ? heredocBody(redirect) : null
+    if (redirect?.type !== "heredoc_redirect" || statement?.type !== "redirected_statement") return none
+    const text = statement.childForFieldName("body")?.text.trim() === "cat" ? heredocBody(redirect) : null
+    return { text, writers: [] }
   }
   if (upstream.type === "redirected_statement") {
     const body = upstream.childForFieldName("body")
     for (const child of redirectsOf(upstream)) {
       if (child.type === "heredoc_redirect" && body?.type === "command" && body.text.trim() === "cat") {
-        return heredocBody(child)
+        return { text: heredocBody(child), writers: [] }
       }
     }
-    if (body === null) return null
+    if (body === null) return none
     upstream = body
   }
-  if (upstream.type !== "command") return null
-  const words: Array<Word> = []
-  for (const child of upstream.namedChildren) {
-    if (child === null) continue
-    if (child.type === "command_name") {
-      const inner = child.namedChild(0)
-      if (inner !== null) words.push(wordOf(inner))
-    } else if (child.type !== "variable_assignment") words.push(wordOf(child))
-  }
-  const name = words[0]
-  if (name === undefined || !LITERAL_WRITERS.has(name.text) || words.some((w) => !w.resolved)) return null
-  const args = words.slice(1).map((w) => w.text)
-  if (name.text === "printf") return args.length === 1 ? decodeAnsiC(args[0]!) : null
-  return `${args.filter((a) => !/^-[neE]+$/.test(a)).join(" ")}\n`
+  const commands = upstream.type === "command" ? [upstream] : upstream.descendantsOfType("command")
+  const writers = commands.slice(0, MAX_WRITERS).flatMap((c) => c === null ? [] : [argvOf(c)])
+  if (upstream.type !== "command") return { text: null, writers }
+  const words = writers[0]!
+  const text = words.every((w) => w.resolved) ? printedBy(words.map((w) => w.text)) : null
+  return { text, writers }
 }
 
 const redirectOf = (node: Node): Redirect | null => {
@@ -193,6 +210,7 @@ const commandOf = (node: Node, extraRedirects: ReadonlyArray<Node>): SimpleComma
     }
   }
   for (const redirect of extraRedirects) collectRedirect(redirect)
+  const upstream = upstreamOf(node)
   return {
     text: node.parent !== null && node.parent.type === "redirected_statement" ? node.parent.text : node.text,
     assignments,
@@ -200,7 +218,8 @@ const commandOf = (node: Node, extraRedirects: ReadonlyArray<Node>): SimpleComma
     redirects,
     heredoc,
     stdinPiped: isPiped(node) || herestringUnresolved,
-    stdinText: upstreamText(node),
+    stdinText: upstream.text,
+    ...(upstream.writers.length > 0 ? { stdinWriters: upstream.writers } : {}),
     stdoutPiped: feedsPipe(node),
     bareAssignment: false
   }

@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import { printfOutput } from "../printed.js"
 import type { Word } from "../shellSyntax.js"
 import { analyzeAssignments, EVALUATED_VARIABLES, substitutionsIn } from "./environment.js"
 import { type Analyzer, guard, joinArgv, parseOptions, type Segment } from "./model.js"
@@ -177,17 +178,21 @@ const assign = (
   nested: Nested
 ): void => analyzeAssignments(analyzer, segment, [{ name, value }], (source) => nested.source(source, depth + 1))
 
-/** What `printf FORMAT ARGS…` prints: `%s`-style conversions filled in turn (unknown if any part is). */
+/**
+ * What `printf FORMAT ARGS…` prints, exactly (`internal/printed.ts`); when that cannot be
+ * reproduced, the `%s`-filled approximation, unresolved (its latent code is still read).
+ */
 const printed = (args: ReadonlyArray<Word>): Word => {
   const [format, ...rest] = args
   if (format === undefined) return { text: "", resolved: true }
-  const resolved = args.every((a) => a.resolved)
+  const exact = args.every((a) => a.resolved) ? printfOutput(format.text, rest.map((a) => a.text)) : null
+  if (exact !== null) return { text: exact, resolved: true }
   let next = 0
   let text = ""
   do {
     text += format.text.replace(/%%|%[-+ #0-9.]*[a-zA-Z]/g, (spec) => spec === "%%" ? "%" : rest[next++]?.text ?? "")
   } while (next > 0 && next < rest.length)
-  return { text: text.replace(/\\n/g, "\n"), resolved }
+  return { text: text.replace(/\\n/g, "\n"), resolved: false }
 }
 
 /** A bare `NAME=value`: literal `$(…)` in the value may run later (arithmetic, prompts). @internal */

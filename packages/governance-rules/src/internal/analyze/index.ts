@@ -60,6 +60,7 @@ import {
   analyzeSu,
   type Nested
 } from "./shells.js"
+import { stdinReadings } from "./stdin.js"
 import { analyzeContainer, CONTAINER_ARGV, runsContainer, subcommandFirst } from "./tools.js"
 import { unwrap } from "./wrappers.js"
 
@@ -102,6 +103,12 @@ const analyzeParsed = (analyzer: Analyzer, parsed: ParsedCommand, depth: number,
   // `$((…))` read as `$( (…) )` (ADR 0204's readings: it can only deny)
   for (const inner of parsed.subshellReadings ?? []) {
     speculate(analyzer, () => analyzeSource(analyzer, `(${inner})`, depth + 1, null))
+  }
+  // `((…))` and `$((…))` the grammar cannot read as arithmetic: a shell without arithmetic
+  // commands (dash) runs them as nested subshells (ADR 0219)
+  if (parsed.source.includes("((") && parsed.issues.some((i) => i.id === "parse-error")) {
+    const separated = parsed.source.replace(/\((?=\()/g, "( ").replace(/\)(?=\))/g, ") ")
+    speculate(analyzer, () => analyzeSource(analyzer, separated, depth + 1, null))
   }
 }
 
@@ -231,6 +238,7 @@ const analyzeWrapped = (
       const text = command.heredoc ?? command.stdinText ?? null
       if (text !== null) nested.source(text, depth + 1)
       else guard(segment, "code-from-stdin", segment.canonical)
+      for (const reading of stdinReadings(command)) nested.speculative(reading, depth + 1)
       return
     }
     if (name === "cmake" && args[0]?.text === "-E" && args[1] !== undefined) {
@@ -282,7 +290,10 @@ const analyzeWrapped = (
       if (name === "env") segment.checks.push({ action: "read", resource: ENVIRONMENT })
       return
     }
-    if (spec.stdinArgs) stdinArgs = true
+    if (spec.stdinArgs) {
+      stdinArgs = true
+      stdinFed(analyzer, unwrapped.argv, unwrapped.placeholder, command, depth, nested)
+    }
     argv = unwrapped.placeholder === null ? unwrapped.argv : replaced(unwrapped.argv, unwrapped.placeholder, command)
   }
   analyzeFinal(analyzer, segment, argv, command, depth, stdinArgs)
@@ -294,13 +305,55 @@ const analyzeWrapped = (
  * target from stdin elsewhere (`wc -l {}`, like every other xargs argument).
  */
 const replaced = (argv: ReadonlyArray<Word>, token: string, command: SimpleCommand): ReadonlyArray<Word> => {
-  const line = command.stdinText?.split("\n")[0]
-  if (line !== undefined) {
-    return argv.map((w) => w.text.includes(token) ? { ...w, text: w.text.replaceAll(token, () => line) } : w)
-  }
+  const line = linesOf(command.heredoc ?? command.stdinText ?? null)?.[0]
+  if (line !== undefined) return withLine(argv, token, line)
   const head = argv[0]?.text ?? ""
   const runsText = SHELLS.has(head) || interpreterOf(head) !== undefined || head === "eval" || WRAPPERS.has(head)
   return argv.map((w, i) => w.text.includes(token) && (i === 0 || runsText) ? { ...w, resolved: false } : w)
+}
+
+const MAX_LINES = 64
+
+/** The non-blank lines of stdin text (`xargs -I` skips blank ones), bounded. */
+const linesOf = (text: string | null): Array<string> | undefined =>
+  text?.split("\n").filter((line) => /\S/.test(line)).slice(0, MAX_LINES)
+
+const withLine = (argv: ReadonlyArray<Word>, token: string, line: string): ReadonlyArray<Word> =>
+  argv.map((w) => w.text.includes(token) ? { ...w, text: w.text.replaceAll(token, () => line) } : w)
+
+/**
+ * `xargs` runs its command once per line of stdin (`-I {}`) or with stdin's words appended. Each
+ * line after the first of a literal pipe is a command of its own (the first is decided in place);
+ * what an unknown pipe may feed (its readings), other splits of the text and the words appended
+ * are read speculatively.
+ */
+const stdinFed = (
+  analyzer: Analyzer,
+  argv: ReadonlyArray<Word>,
+  placeholder: string | null,
+  command: SimpleCommand,
+  depth: number,
+  nested: Nested
+): void => {
+  if (argv.length === 0) return
+  const known = command.heredoc ?? command.stdinText ?? null
+  const run = (words: ReadonlyArray<Word>) =>
+    nested.argvIn(newSegment(analyzer, command.text), words, depth + 1, command, false)
+  if (placeholder !== null) {
+    for (const line of linesOf(known)?.slice(1) ?? []) run(withLine(argv, placeholder, line))
+  }
+  speculate(analyzer, () => {
+    for (const text of known === null ? stdinReadings(command) : [known]) {
+      if (placeholder === null) {
+        run([...argv, ...text.split(/\s+/).filter((t) => t.length > 0).map((t) => word(t.replace(/['"\\]/g, "")))])
+      } else {
+        // per line as xargs splits by default; per NUL item (`-0`) and the whole text as other
+        // delimiters (`-d`) or a reader of the unsplit text would see it
+        const items = new Set([...(known === null ? linesOf(text) ?? [] : []), ...text.split("\0"), text])
+        for (const item of [...items].slice(0, MAX_LINES)) if (/\S/.test(item)) run(withLine(argv, placeholder, item))
+      }
+    }
+  })
 }
 
 const WRITE_ROLES = new Set(["write", "write-after-first", "write-last", "second-written"])

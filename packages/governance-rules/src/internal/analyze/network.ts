@@ -313,7 +313,12 @@ const ssh = (analyzer: Analyzer, segment: Segment, args: ReadonlyArray<Word>, ru
     const local = name === "-o" ? SSH_LOCAL_COMMANDS.exec(value.text) : null
     if (local !== null) {
       guard(segment, "inline-code", `ssh -o ${value.text}`)
-      if (value.resolved) run(local[1]!.replace(/^["']|["']$/g, ""))
+      // ssh takes a value wholly in quotes without them; a quote that only ends the command
+      // (`… $'+main'`) is the command's own, and the value as written is read too
+      const command = local[1]!
+      const inner = /^(["'])(.*)\1$/s.exec(command)?.[2]
+      if (value.resolved) run(inner ?? command)
+      if (value.resolved && inner !== undefined) speculate(analyzer, () => run(command))
     }
     for (const host of Network.metadataIn(value.text)) {
       segment.checks.push({ action: "fetch", resource: Network.hostUrl(host) })

@@ -13,6 +13,7 @@ import type { SimpleCommand, Word } from "../shellSyntax.js"
 import { type Analyzer, guard, joinArgv, parseOptions, type Segment } from "./model.js"
 import { executes } from "./paths.js"
 import { type InterpreterSpec, SHELLS } from "./programs.js"
+import { stdinReadings } from "./stdin.js"
 
 /** What the nested analysis needs from the dispatcher (kept as a parameter to avoid a cycle). @internal */
 export interface Nested {
@@ -54,6 +55,7 @@ const stdinProgram = (
   const text = command.heredoc ?? command.stdinText ?? null
   if (text !== null && shell) nested.source(text, depth + 1)
   else if (text === null && command.stdinPiped) guard(segment, "code-from-stdin", canonical)
+  if (shell) { for (const reading of stdinReadings(command)) nested.speculative(reading, depth + 1) }
 }
 
 /** `sh -c`, `bash -xc`, `pwsh -Command`, `sh script`, `sh < x`, `| sh`. @internal */
@@ -296,9 +298,11 @@ export const analyzeExMode = (
   const text = command.heredoc ?? command.stdinText ?? null
   if (!exMode || (text === null && !command.stdinPiped)) return
   guard(segment, "code-from-stdin", segment.canonical)
-  for (const line of (text ?? "").split("\n")) {
-    const bang = /^\s*:?\s*(?:[0-9,.$%]*)!(.+)$/.exec(line)
-    if (bang !== null) nested.speculative(bang[1]!, depth + 1)
+  for (const script of text === null ? stdinReadings(command) : [text]) {
+    for (const line of script.split("\n")) {
+      const bang = /^\s*:?\s*(?:[0-9,.$%]*)!(.+)$/.exec(line)
+      if (bang !== null) nested.speculative(bang[1]!, depth + 1)
+    }
   }
 }
 
