@@ -475,52 +475,51 @@ for (const { name: backend, skip } of backends) {
           assert.include(none.message, "no dispatch is open")
         })))
 
-    it.effect("§8.2 52: independence is measured from the fixer's and the verifier's envelopes", () =>
-      withState(
-        backend,
-        harness((d) => {
-          d.findings[0] = finding("F-0001", { status: "fixed", fixed_by: A })
-          d.sessions = [session(A, { outcome: "ok" })]
-        }),
-        (store) =>
-          Effect.gen(function*() {
-            yield* store.openDispatch({
-              role: "Verifier",
-              executable: "codex",
-              provider: "openai",
-              agentModel: "o3",
-              charter: "v",
-              prompt: "p",
-              sessionId: B
+    // §8.2 52 (ADR 0026: the fixer's own provider and model, in another session, is `same`)
+    for (
+      const [title, provider, agentModel, executable, level, note] of [
+        [
+          "§8.2 52: independence is measured from the fixer's and the verifier's envelopes",
+          "openai",
+          "o3",
+          "codex",
+          "cross-provider",
+          "independence: cross-provider"
+        ],
+        [
+          "ADR 0026: a verdict by the fixer's own provider and model, in another session, stores `same`",
+          "anthropic",
+          "opus",
+          "/usr/bin/claude",
+          "same",
+          "independence: same — NO INDEPENDENCE"
+        ]
+      ] as const
+    ) {
+      it.effect(title, () =>
+        withState(
+          backend,
+          harness((d) => {
+            d.findings[0] = finding("F-0001", { status: "fixed", fixed_by: A })
+            d.sessions = [session(A, { outcome: "ok" })]
+          }),
+          (store) =>
+            Effect.gen(function*() {
+              yield* store.openDispatch({
+                role: "Verifier",
+                executable,
+                provider,
+                agentModel,
+                charter: "v",
+                prompt: "p",
+                sessionId: B
+              })
+              const v = yield* store.apply({ verb: "record-verdict", id: "F-0001", verdict: "closed", session: B })
+              assert.strictEqual(rec(v.doc, "F-0001").independence, level)
+              assert.include(v.message, note)
             })
-            const v = yield* store.apply({ verb: "record-verdict", id: "F-0001", verdict: "closed", session: B })
-            assert.strictEqual(rec(v.doc, "F-0001").independence, "cross-provider")
-          })
-      ))
-
-    it.effect("ADR 0026: a verdict by the fixer's own provider and model, in another session, stores `same`", () =>
-      withState(
-        backend,
-        harness((d) => {
-          d.findings[0] = finding("F-0001", { status: "fixed", fixed_by: A })
-          d.sessions = [session(A, { outcome: "ok" })]
-        }),
-        (store) =>
-          Effect.gen(function*() {
-            yield* store.openDispatch({
-              role: "Verifier",
-              executable: "/usr/bin/claude",
-              provider: "anthropic",
-              agentModel: "opus",
-              charter: "v",
-              prompt: "p",
-              sessionId: B
-            })
-            const v = yield* store.apply({ verb: "record-verdict", id: "F-0001", verdict: "closed", session: B })
-            assert.strictEqual(rec(v.doc, "F-0001").independence, "same")
-            assert.include(v.message, "independence: same — NO INDEPENDENCE")
-          })
-      ))
+        ))
+    }
 
     it.effect("a tampered or truncated event stream refuses writes", () =>
       withState(backend, harness(), (store) =>

@@ -28,12 +28,50 @@ const SIMPLE: Record<string, string> = {
   "\\": "\\"
 }
 
+/** What one backslash escape reads as: its text and how many characters after the backslash it used. */
+type Escape = { readonly text: string; readonly used: number } | "stop" | null
+
 /**
- * Backslash escapes as `echo -e` and `printf %b` read them (`\0nnn` octal, `\c` ends all output).
- * Returns the text and whether output stops there; `null` for a `\nnn` octal without the leading
- * zero, which bash's `%b` and `echo -e` do not read alike.
+ * `\xHH`, `\uHHHH`, `\UHHHHHHHH`: `undefined` when no hex digit follows, `null` past Unicode.
  */
-const echoEscapes = (text: string): { readonly text: string; readonly stop: boolean } | null => {
+const hexEscape = (letter: string, after: string): Escape | undefined => {
+  const max = letter === "x" ? 2 : letter === "u" ? 4 : 8
+  const digits = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(after)?.[0]
+  if (digits === undefined) return undefined
+  const decoded = codePoint(digits)
+  return decoded === null ? null : { text: decoded, used: 1 + digits.length }
+}
+
+/** `echo -e` and `printf %b`: `\0nnn` octal, `\c` ends all output; `\nnn` without the zero is not read alike. */
+const echoEscape = (next: string, after: string): Escape => {
+  if (next === "c") return "stop"
+  if (SIMPLE[next] !== undefined) return { text: SIMPLE[next], used: 1 }
+  if (next === "0") {
+    const digits = /^[0-7]{0,3}/.exec(after)![0]
+    return { text: String.fromCharCode(parseInt(digits || "0", 8) & 0xff), used: 1 + digits.length }
+  }
+  if (/[1-7]/.test(next)) return null
+  if (next === "x" || next === "u" || next === "U") return hexEscape(next, after) ?? { text: `\\${next}`, used: 1 }
+  return { text: `\\${next}`, used: 1 }
+}
+
+/** A `printf` format: `\nnn` octal; `\c` and a hex escape without digits are not reproduced. */
+const formatEscape = (next: string, after: string): Escape => {
+  if (next === "c") return null
+  if (SIMPLE[next] !== undefined || next === "\"" || next === "'" || next === "?") {
+    return { text: SIMPLE[next] ?? next, used: 1 }
+  }
+  const octal = /^[0-7]{1,3}/.exec(next + after)?.[0]
+  if (octal !== undefined) return { text: String.fromCharCode(parseInt(octal, 8) & 0xff), used: octal.length }
+  if (next === "x" || next === "u" || next === "U") return hexEscape(next, after) ?? null
+  return { text: `\\${next}`, used: 1 }
+}
+
+/** The text with its backslash escapes read by `escape`; `stop` when an escape ends all output. */
+const readEscapes = (
+  text: string,
+  escape: (next: string, after: string) => Escape
+): { readonly text: string; readonly stop: boolean } | null => {
   let out = ""
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
@@ -41,69 +79,18 @@ const echoEscapes = (text: string): { readonly text: string; readonly stop: bool
       out += c
       continue
     }
-    const next = text[i + 1]!
-    const rest = text.slice(i + 2)
-    if (next === "c") return { text: out, stop: true }
-    if (SIMPLE[next] !== undefined) {
-      out += SIMPLE[next]
-      i++
-    } else if (next === "0") {
-      const digits = /^[0-7]{0,3}/.exec(rest)![0]
-      out += String.fromCharCode(parseInt(digits || "0", 8) & 0xff)
-      i += 1 + digits.length
-    } else if (/[1-7]/.test(next)) return null
-    else if (next === "x" || next === "u" || next === "U") {
-      const digits = new RegExp(`^[0-9a-fA-F]{1,${next === "x" ? 2 : next === "u" ? 4 : 8}}`).exec(rest)?.[0]
-      if (digits === undefined) {
-        out += `\\${next}`
-        i++
-        continue
-      }
-      const decoded = codePoint(digits)
-      if (decoded === null) return null
-      out += decoded
-      i += 1 + digits.length
-    } else {
-      out += `\\${next}`
-      i++
-    }
+    const read = escape(text[i + 1]!, text.slice(i + 2))
+    if (read === null) return null
+    if (read === "stop") return { text: out, stop: true }
+    out += read.text
+    i += read.used
   }
   return { text: out, stop: false }
 }
 
-/** Backslash escapes in a `printf` format (`\nnn` octal; an unknown escape keeps its backslash). */
-const formatEscapes = (text: string): string | null => {
-  let out = ""
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c !== "\\" || i + 1 >= text.length) {
-      out += c
-      continue
-    }
-    const next = text[i + 1]!
-    const rest = text.slice(i + 1)
-    const octal = /^[0-7]{1,3}/.exec(rest)?.[0]
-    if (next === "c") return null
-    if (SIMPLE[next] !== undefined || next === "\"" || next === "'" || next === "?") {
-      out += SIMPLE[next] ?? next
-      i++
-    } else if (octal !== undefined) {
-      out += String.fromCharCode(parseInt(octal, 8) & 0xff)
-      i += octal.length
-    } else if (next === "x" || next === "u" || next === "U") {
-      const digits = new RegExp(`^[0-9a-fA-F]{1,${next === "x" ? 2 : next === "u" ? 4 : 8}}`).exec(rest.slice(1))?.[0]
-      if (digits === undefined) return null
-      const decoded = codePoint(digits)
-      if (decoded === null) return null
-      out += decoded
-      i += 1 + digits.length
-    } else {
-      out += `\\${next}`
-      i++
-    }
-  }
-  return out
-}
+const echoEscapes = (text: string) => readEscapes(text, echoEscape)
+
+const formatEscapes = (text: string): string | null => readEscapes(text, formatEscape)?.text ?? null
 
 const pad = (text: string, flags: string, width: string): string => {
   const n = width === "" ? 0 : Number(width)
