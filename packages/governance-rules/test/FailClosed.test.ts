@@ -117,6 +117,26 @@ const LAYERS: ReadonlyArray<(inner: string) => string> = [
   (c) => `find . -name '*.ts' -exec ${c} \;`
 ]
 
+/** The gate at `execute` on a workspace, as one function of a shell command. */
+const gate = Effect.gen(function*() {
+  const parser = yield* ShellParser.ShellParser
+  yield* parser.ready
+  const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
+  return (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
+})
+
+/** Every command is denied by a universal rule (the layer no policy can relax). */
+const assertUniversalDeny = (
+  decide: (command: string) => Policy.Decision,
+  commands: ReadonlyArray<string>
+): void => {
+  for (const command of commands) {
+    const decision = decide(command)
+    assert.strictEqual(decision.decision, "deny", command)
+    assert.strictEqual(decision.citation.layer, "universal", command)
+  }
+}
+
 describe("fail closed", () => {
   layer(Parser)((it) => {
     it.effect("no composition of wrappers, shells and expansions around a universal deny is allowed", () =>
@@ -146,21 +166,12 @@ describe("fail closed", () => {
     // deny); arithmetic itself still runs.
     it.effect("$((…)) is also read as $( (…) ): a universal deny inside it denies, arithmetic does not", () =>
       Effect.gen(function*() {
-        const parser = yield* ShellParser.ShellParser
-        yield* parser.ready
-        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
-        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
-        for (
-          const command of [
-            "x=$(('mkfs.ext4' /dev/sda1))",
-            "echo \"$(('rm' -rf /))\"",
-            "env -i FOO=1 bash -c 'x=$(('\\''mkfs.ext4'\\'' /dev/sda1))'"
-          ]
-        ) {
-          const decision = decide(command)
-          assert.strictEqual(decision.decision, "deny", command)
-          assert.strictEqual(decision.citation.layer, "universal", command)
-        }
+        const decide = yield* gate
+        assertUniversalDeny(decide, [
+          "x=$(('mkfs.ext4' /dev/sda1))",
+          "echo \"$(('rm' -rf /))\"",
+          "env -i FOO=1 bash -c 'x=$(('\\''mkfs.ext4'\\'' /dev/sda1))'"
+        ])
         for (const command of ["echo $((1 + 2))", "x=$((i * 2 + 1))"]) {
           assert.strictEqual(decide(command).decision, "allow", command)
         }
@@ -172,22 +183,13 @@ describe("fail closed", () => {
     // instead counts only outside a speculative reading (a known tool's argument is one).
     it.effect("a pipe's printf with arguments is read exactly: its Ex-mode commands decide inside any reading", () =>
       Effect.gen(function*() {
-        const parser = yield* ShellParser.ShellParser
-        yield* parser.ready
-        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
-        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
-        for (
-          const command of [
-            "coverage run 'x=$(printf '\\''%s\n'\\'' '\\''!rm -rf /'\\'' | ex -s)'",
-            "printf '%s\\n' '!rm -rf /' | ex -s",
-            "printf '%s %s\\n' '!rm' '-rf /' | vim -es",
-            "echo -e '!rm -rf \\x2f' | ex -s"
-          ]
-        ) {
-          const decision = decide(command)
-          assert.strictEqual(decision.decision, "deny", command)
-          assert.strictEqual(decision.citation.layer, "universal", command)
-        }
+        const decide = yield* gate
+        assertUniversalDeny(decide, [
+          "coverage run 'x=$(printf '\\''%s\n'\\'' '\\''!rm -rf /'\\'' | ex -s)'",
+          "printf '%s\\n' '!rm -rf /' | ex -s",
+          "printf '%s %s\\n' '!rm' '-rf /' | vim -es",
+          "echo -e '!rm -rf \\x2f' | ex -s"
+        ])
         assert.strictEqual(decide("printf '%s\\n' a.txt b.txt | xargs -I{} cat {}").decision, "allow")
       }))
 
@@ -195,52 +197,34 @@ describe("fail closed", () => {
     // an unknown wrapper, a subshell) — the engine read only a bare `echo`/`printf`.
     it.effect("what a wrapped, unknown or grouped writer prints is read speculatively by every stdin reader", () =>
       Effect.gen(function*() {
-        const parser = yield* ShellParser.ShellParser
-        yield* parser.ready
-        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
-        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
-        for (
-          const command of [
-            "coverage run 'x=$(sudo -u root echo '\\''rm -rf /'\\'' | sh)'",
-            "coverage run 'for i in 1; do sudo -u root echo '\\''rm -rf /'\\'' | sh; done'",
-            "coverage run 'x=$(mystery-wrapper --opt x echo '\\''rm -rf /'\\'' | sh)'",
-            "coverage run 'x=$( (echo '\\''rm -rf /'\\'') | bash)'",
-            "coverage run 'x=$(nice -n 5 printf '\\''%s\n'\\'' '\\''!rm -rf /'\\'' | ex -s)'"
-          ]
-        ) {
-          const decision = decide(command)
-          assert.strictEqual(decision.decision, "deny", command)
-          assert.strictEqual(decision.citation.layer, "universal", command)
-        }
+        const decide = yield* gate
+        assertUniversalDeny(decide, [
+          "coverage run 'x=$(sudo -u root echo '\\''rm -rf /'\\'' | sh)'",
+          "coverage run 'for i in 1; do sudo -u root echo '\\''rm -rf /'\\'' | sh; done'",
+          "coverage run 'x=$(mystery-wrapper --opt x echo '\\''rm -rf /'\\'' | sh)'",
+          "coverage run 'x=$( (echo '\\''rm -rf /'\\'') | bash)'",
+          "coverage run 'x=$(nice -n 5 printf '\\''%s\n'\\'' '\\''!rm -rf /'\\'' | ex -s)'"
+        ])
       }))
 
     // Deeper runs: `echo CMD | xargs -I{} sh -c '{}'` behind a wrapper; and xargs reads every line.
     it.effect("xargs runs each line it is fed (and what an unknown pipe may feed it) as a command", () =>
       Effect.gen(function*() {
-        const parser = yield* ShellParser.ShellParser
-        yield* parser.ready
-        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
-        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
-        for (
-          const command of [
-            "printf 'git status\\nrm -rf /\\n' | xargs -I{} sh -c '{}'",
-            "coverage run '(sudo -u root echo '\\''rm -rf /'\\'' | xargs -I{} sh -c '\\''{}'\\'')'",
-            "coverage run 'x=$(echo / | xargs rm -rf)'",
-            // an item that spans lines (a deeper run) or NUL-delimited items (`-0`): other splits are read too
-            `env -i FOO=1 coverage run ${
-              squote(
-                `for i in 1; do echo ${
-                  squote(`printf '%s\n' ${squote("!rm -rf /")} | ex -s`)
-                } | xargs -I{} sh -c '{}'; done`
-              )
-            }`,
-            "printf 'git status\\0rm -rf /' | xargs -0 -I{} sh -c '{}'"
-          ]
-        ) {
-          const decision = decide(command)
-          assert.strictEqual(decision.decision, "deny", command)
-          assert.strictEqual(decision.citation.layer, "universal", command)
-        }
+        const decide = yield* gate
+        assertUniversalDeny(decide, [
+          "printf 'git status\\nrm -rf /\\n' | xargs -I{} sh -c '{}'",
+          "coverage run '(sudo -u root echo '\\''rm -rf /'\\'' | xargs -I{} sh -c '\\''{}'\\'')'",
+          "coverage run 'x=$(echo / | xargs rm -rf)'",
+          // an item that spans lines (a deeper run) or NUL-delimited items (`-0`): other splits are read too
+          `env -i FOO=1 coverage run ${
+            squote(
+              `for i in 1; do echo ${
+                squote(`printf '%s\n' ${squote("!rm -rf /")} | ex -s`)
+              } | xargs -I{} sh -c '{}'; done`
+            )
+          }`,
+          "printf 'git status\\0rm -rf /' | xargs -0 -I{} sh -c '{}'"
+        ])
       }))
 
     // Deeper runs (layers ssh -o ProxyCommand, coverage run, mystery-wrapper, coverage run): the
@@ -248,21 +232,12 @@ describe("fail closed", () => {
     // became `… $'+main`, which does not parse — an ask, dropped inside a speculative reading.
     it.effect("an ssh command option strips only a pair of quotes around its whole value", () =>
       Effect.gen(function*() {
-        const parser = yield* ShellParser.ShellParser
-        yield* parser.ready
-        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
-        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
-        for (
-          const command of [
-            "ssh -o ProxyCommand='git push origin $'\\''+main'\\''' host",
-            "ssh -o ProxyCommand=\"'git' push origin '+main'\" host",
-            "coverage run 'mystery-wrapper --opt x ssh -o ProxyCommand='\\''git push origin $'\\''\\'\\'''\\''+main'\\''\\'\\'''\\''' host'"
-          ]
-        ) {
-          const decision = decide(command)
-          assert.strictEqual(decision.decision, "deny", command)
-          assert.strictEqual(decision.citation.layer, "universal", command)
-        }
+        const decide = yield* gate
+        assertUniversalDeny(decide, [
+          "ssh -o ProxyCommand='git push origin $'\\''+main'\\''' host",
+          "ssh -o ProxyCommand=\"'git' push origin '+main'\" host",
+          "coverage run 'mystery-wrapper --opt x ssh -o ProxyCommand='\\''git push origin $'\\''\\'\\'''\\''+main'\\''\\'\\'''\\''' host'"
+        ])
         assert.strictEqual(decide("ssh -o 'ProxyCommand=\"nc %h %p\"' host").decision, "ask")
       }))
 
@@ -271,21 +246,12 @@ describe("fail closed", () => {
     // reading). A shell without arithmetic commands (dash) runs them as nested subshells.
     it.effect("((…)) and $((…)) that do not parse are also read as nested subshells", () =>
       Effect.gen(function*() {
-        const parser = yield* ShellParser.ShellParser
-        yield* parser.ready
-        const compiled = yield* Policy.compile({ level: "execute", workspace: "/srv/app" })
-        const decide = (command: string) => Policy.decideSync(compiled, parser, { tool: "shell", command })
-        for (
-          const command of [
-            "((bash -c 'rm -rf /'))",
-            "coverage run '((bash -O extglob -c '\\''rm -rf /'\\''))'",
-            "coverage run 'x=$((printf -v GIT_EDITOR %s '\\''rm -rf /'\\''; export GIT_EDITOR; git commit))'"
-          ]
-        ) {
-          const decision = decide(command)
-          assert.strictEqual(decision.decision, "deny", command)
-          assert.strictEqual(decision.citation.layer, "universal", command)
-        }
+        const decide = yield* gate
+        assertUniversalDeny(decide, [
+          "((bash -c 'rm -rf /'))",
+          "coverage run '((bash -O extglob -c '\\''rm -rf /'\\''))'",
+          "coverage run 'x=$((printf -v GIT_EDITOR %s '\\''rm -rf /'\\''; export GIT_EDITOR; git commit))'"
+        ])
         for (const command of ["echo $((1 + 2))", "x=$(( (1 + 2) * 3 ))"]) {
           assert.strictEqual(decide(command).decision, "allow", command)
         }
