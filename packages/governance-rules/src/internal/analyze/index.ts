@@ -325,12 +325,13 @@ const withLine = (argv: ReadonlyArray<Word>, token: string, line: string): Reado
  * `xargs` runs its command once per line of stdin (`-I {}`) or with stdin's words appended. Each
  * line after the first of a literal pipe is a command of its own (the first is decided in place);
  * what an unknown pipe may feed (its readings), other splits of the text and the words appended
- * are read speculatively.
+ * are read speculatively. `replaceString` is `-I`'s replace-string (`{}` by default), `null`
+ * without `-I`.
  */
 const stdinFed = (
   analyzer: Analyzer,
   argv: ReadonlyArray<Word>,
-  placeholder: string | null,
+  replaceString: string | null,
   command: SimpleCommand,
   depth: number,
   nested: Nested
@@ -339,18 +340,18 @@ const stdinFed = (
   const known = command.heredoc ?? command.stdinText ?? null
   const run = (words: ReadonlyArray<Word>) =>
     nested.argvIn(newSegment(analyzer, command.text), words, depth + 1, command, false)
-  if (placeholder !== null) {
-    for (const line of linesOf(known)?.slice(1) ?? []) run(withLine(argv, placeholder, line))
+  if (replaceString !== null) {
+    for (const line of linesOf(known)?.slice(1) ?? []) run(withLine(argv, replaceString, line))
   }
   speculate(analyzer, () => {
     for (const text of known === null ? stdinReadings(command) : [known]) {
-      if (placeholder === null) {
+      if (replaceString === null) {
         run([...argv, ...text.split(/\s+/).filter((t) => t.length > 0).map((t) => word(t.replace(/['"\\]/g, "")))])
       } else {
         // per line as xargs splits by default; per NUL item (`-0`) and the whole text as other
         // delimiters (`-d`) or a reader of the unsplit text would see it
         const items = new Set([...(known === null ? linesOf(text) ?? [] : []), ...text.split("\0"), text])
-        for (const item of [...items].slice(0, MAX_LINES)) if (/\S/.test(item)) run(withLine(argv, placeholder, item))
+        for (const item of [...items].slice(0, MAX_LINES)) if (/\S/.test(item)) run(withLine(argv, replaceString, item))
       }
     }
   })
